@@ -1,0 +1,16 @@
+import type { Component } from 'vue';
+import SettingsPlugins from './SettingsPlugins.vue';
+import SettingsProvider from './SettingsProvider.vue';
+
+/** One page of the settings; the navigation lists them by group, in this order. */
+export interface SettingsSection {
+  id: string;
+  group: string;
+  title: string;
+  component: Component;
+}
+
+export const sections: SettingsSection[] = [
+  { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider },
+  { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins },
+];

@@ -1,0 +1,37 @@
+import { browser, type Browser } from 'wxt/browser';
+import { EVENTS_PORT, type UiEvent } from '@/core/messaging/protocol';
+
+/** Sends live updates to every extension page connected on the events port. */
+export class EventHub {
+  private readonly ports = new Set<Browser.runtime.Port>();
+
+  /** Listens for pages connecting. Call synchronously at start-up (an MV3 worker may wake for it). */
+  listen(): void {
+    browser.runtime.onConnect.addListener((port) => {
+      if (port.name !== EVENTS_PORT) return;
+      // Only the extension's own pages; content scripts never get this stream.
+      if (!isExtensionPage(port.sender)) {
+        port.disconnect();
+        return;
+      }
+      this.ports.add(port);
+      port.onDisconnect.addListener(() => this.ports.delete(port));
+    });
+  }
+
+  broadcast(event: UiEvent): void {
+    for (const port of this.ports) {
+      try {
+        port.postMessage(event);
+      } catch {
+        this.ports.delete(port);
+      }
+    }
+  }
+}
+
+/** True when a message or port comes from one of the extension's own pages, not a content script. */
+export function isExtensionPage(sender: Browser.runtime.MessageSender | undefined): boolean {
+  const origin = browser.runtime.getURL('/');
+  return Boolean(sender?.url?.startsWith(origin)) && sender?.id === browser.runtime.id;
+}

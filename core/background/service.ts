@@ -1,0 +1,160 @@
+import { browser } from 'wxt/browser';
+import { validators } from 'virtual:tool-validators';
+import { AgentRunner, type StepTiming } from '@/core/agent/loop';
+import { ProviderError } from '@/core/agent/errors';
+import { checkProvider, createOpenAICompatibleClient, type ProviderConfig } from '@/core/agent/provider';
+import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
+import { ToolRegistry } from '@/core/registry/registry';
+import type { Plugin } from '@/core/registry/types';
+import { precompiledValidators } from '@/core/registry/validation';
+import { ConversationStore } from '@/core/storage/conversations';
+import { openDb } from '@/core/storage/db';
+import {
+  agentSettings,
+  pluginState,
+  ProviderSecrets,
+  providerSettings,
+  validateProviderSettings,
+} from '@/core/storage/settings';
+import { EventHub, isExtensionPage } from './events';
+import { startKeepAlive } from './keep-alive';
+
+export interface BackgroundOptions {
+  /** The built-in plugins to register. */
+  plugins: Plugin[];
+}
+
+/**
+ * Wires the background: storage, the plugin registry, the agent runner and the message handlers.
+ * Listeners are registered synchronously, before anything is awaited, because a stopped MV3
+ * worker is woken by the very event it must handle.
+ */
+export function startBackground({ plugins }: BackgroundOptions) {
+  const db = openDb();
+  const store = new ConversationStore(db);
+  const secrets = new ProviderSecrets(db);
+  const hub = new EventHub();
+  const registry = new ToolRegistry(precompiledValidators(validators), {
+    load: () => pluginState.getValue(),
+    save: (state) => pluginState.setValue(state),
+  });
+  for (const plugin of plugins) registry.register(plugin);
+
+  const stepTimings: StepTiming[] = [];
+  const runner = new AgentRunner({
+    store,
+    registry,
+    getClient: async () => createOpenAICompatibleClient(await providerConfig()),
+    getMaxSteps: async () => (await agentSettings.getValue()).maxSteps,
+    keepAlive: startKeepAlive,
+    events: {
+      conversation: (conversation) =>
+        hub.broadcast({ type: 'conversation', conversation, running: runner.isRunning(conversation.id) }),
+      message: (message) => hub.broadcast({ type: 'message', message }),
+      delta: (conversationId, messageId, text, offset) =>
+        hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),
+    },
+    onStepTiming: (timing) => {
+      stepTimings.push(timing);
+      if (stepTimings.length > 1000) stepTimings.shift();
+    },
+  });
+
+  async function providerConfig(): Promise<ProviderConfig> {
+    const settings = await providerSettings.getValue();
+    try {
+      validateProviderSettings(settings);
+    } catch (error) {
+      throw new ProviderError({ kind: 'bad_request', message: `The provider settings are not usable: ${(error as Error).message}` });
+    }
+    return { ...settings, apiKey: await secrets.getApiKey() };
+  }
+
+  function pluginInfos(): PluginInfo[] {
+    return registry.listPlugins().map(({ plugin, enabled }) => ({
+      id: plugin.id,
+      name: plugin.name,
+      description: plugin.description,
+      source: plugin.source,
+      enabled,
+      tools: plugin.tools.map((t) => ({ name: t.name, description: t.description })),
+    }));
+  }
+
+  // Everything that reads settings or storage waits for start-up to finish.
+  const ready = (async () => {
+    await registry.loadState();
+    const recovered = await store.recoverInterrupted(runner.runningIds());
+    for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation, running: false });
+  })();
+  ready.catch((error) => console.error('[sidequest] background start-up failed', error));
+  pluginState.watch((state) => registry.applyState(state ?? {}));
+  registry.onChange(() => hub.broadcast({ type: 'plugins', plugins: pluginInfos() }));
+
+  hub.listen();
+  handle('listConversations', () => store.list());
+  handle('getConversation', async ({ id }) => {
+    const conversation = await store.get(id);
+    if (!conversation) return null;
+    const messages = await store.messages(id);
+    const live = runner.liveMessage(id);
+    if (live) {
+      const at = messages.findIndex((m) => m.id === live.id);
+      if (at >= 0) messages[at] = live;
+      else messages.push(live);
+    }
+    return { conversation, messages, running: runner.isRunning(id) };
+  });
+  handle('createConversation', async () => {
+    const conversation = await store.create();
+    hub.broadcast({ type: 'conversation', conversation, running: false });
+    return conversation;
+  });
+  handle('renameConversation', async ({ id, title }) => {
+    const conversation = await store.rename(id, title);
+    hub.broadcast({ type: 'conversation', conversation, running: runner.isRunning(id) });
+    return conversation;
+  });
+  handle('deleteConversation', async ({ id }) => {
+    runner.stop(id);
+    await runner.settled(id);
+    await store.delete(id);
+    hub.broadcast({ type: 'conversation-deleted', id });
+  });
+  handle('sendMessage', async ({ conversationId, text }) => {
+    await runner.send(conversationId, text);
+  });
+  handle('stopRun', ({ conversationId }) => {
+    runner.stop(conversationId);
+  });
+  handle('resumeRun', ({ conversationId }) => runner.resume(conversationId));
+  handle('checkProvider', async () => checkProvider(await providerConfig().catch(() => providerSettings.getValue())));
+  handle('getProvider', async () => ({ ...(await providerSettings.getValue()), hasApiKey: Boolean(await secrets.getApiKey()) }));
+  handle('saveProvider', async ({ baseUrl, model, apiKey }) => {
+    const clean = validateProviderSettings({ baseUrl, model });
+    await providerSettings.setValue(clean);
+    if (apiKey !== undefined) await secrets.setApiKey(apiKey);
+    return { ...clean, hasApiKey: Boolean(await secrets.getApiKey()) };
+  });
+  handle('listPlugins', () => pluginInfos());
+  handle('setPluginEnabled', async ({ id, enabled }) => {
+    if (!registry.getPlugin(id)) throw new Error(`There is no plugin "${id}".`);
+    await registry.setEnabled(id, enabled);
+    return pluginInfos();
+  });
+  handle('getStepTimings', () => [...stepTimings]);
+
+  /** Registers a handler that only the extension's own pages may call, after start-up. */
+  function handle<K extends keyof ProtocolMap>(
+    type: K,
+    handler: (data: Parameters<ProtocolMap[K]>[0]) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>,
+  ): void {
+    onMessage(type, async (message) => {
+      if (!isExtensionPage(message.sender)) throw new Error('Not allowed from this context.');
+      await ready;
+      return handler(message.data as Parameters<ProtocolMap[K]>[0]);
+    });
+  }
+
+  return { registry, runner, store, hub, ready, browser };
+}

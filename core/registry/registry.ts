@@ -1,0 +1,271 @@
+import { toJsonSafe } from './json-safe';
+import type {
+  InputValidator,
+  Plugin,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+  ToolSpec,
+  ValidatorFactory,
+} from './types';
+
+/** Defaults that keep one tool from stalling or flooding a run. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
+
+/** Optional per-tool settings a built-in may add beside the seed's four fields. */
+export interface ToolOptions {
+  /** Overrides the registry's timeout for this tool (ask_user waits 5 minutes). */
+  timeoutMs?: number;
+}
+
+/** Identity helper for type inference: one tool is one value. */
+export function defineTool<Input = any, Output = unknown>(
+  tool: ToolDefinition<Input, Output> & ToolOptions,
+): ToolDefinition<Input, Output> & ToolOptions {
+  return tool;
+}
+
+/** Identity helper for a built-in plugin. */
+export function definePlugin(plugin: Plugin): Plugin {
+  return plugin;
+}
+
+export class DuplicateToolError extends Error {
+  override name = 'DuplicateToolError';
+}
+
+/** Where the on/off state of plugins lives; the background backs it with extension storage. */
+export interface PluginStateStore {
+  load(): Promise<Record<string, boolean>>;
+  save(state: Record<string, boolean>): Promise<void>;
+}
+
+export interface InvokeOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxOutputChars?: number;
+  /** Limits which tools may run (a sub-agent's type); checked at call time, not only in lists. */
+  allow?: (spec: ToolSpec) => boolean;
+  context?: Omit<ToolContext, 'signal'>;
+}
+
+interface Entry {
+  plugin: Plugin;
+  tool: ToolDefinition & ToolOptions;
+  validate: InputValidator;
+}
+
+export type RegistryListener = () => void;
+
+/**
+ * The plugin registry: the one place the agent loop finds tools, whether built in or offered by
+ * a page. Registering returns a disposer; a tool name already taken is refused; calling a tool
+ * validates its input first and always resolves to a `ToolResult`, never a thrown error.
+ */
+export class ToolRegistry {
+  private readonly plugins = new Map<string, Plugin>();
+  private readonly tools = new Map<string, Entry>();
+  private readonly listeners = new Set<RegistryListener>();
+  private enabled: Record<string, boolean> = {};
+
+  constructor(
+    private readonly makeValidator: ValidatorFactory,
+    private readonly state?: PluginStateStore,
+  ) {}
+
+  /** Reads the persisted on/off state; call once before the first run. */
+  async loadState(): Promise<void> {
+    if (this.state) this.enabled = { ...(await this.state.load()) };
+    this.emit();
+  }
+
+  /** Applies an on/off state that changed elsewhere (the options page wrote storage). */
+  applyState(state: Record<string, boolean>): void {
+    this.enabled = { ...state };
+    this.emit();
+  }
+
+  /**
+   * Adds a plugin and its tools. Throws `DuplicateToolError` when the plugin id or any tool name
+   * is taken, and then adds nothing. Returns the function that removes the plugin again.
+   */
+  register(plugin: Plugin): () => void {
+    if (this.plugins.has(plugin.id)) {
+      throw new DuplicateToolError(`A plugin with id "${plugin.id}" is already registered.`);
+    }
+    const seen = new Set<string>();
+    for (const tool of plugin.tools) {
+      if (this.tools.has(tool.name) || seen.has(tool.name)) {
+        const owner = this.tools.get(tool.name)?.plugin.id ?? plugin.id;
+        throw new DuplicateToolError(`Tool "${tool.name}" is already registered by plugin "${owner}".`);
+      }
+      seen.add(tool.name);
+    }
+    const entries = plugin.tools.map((tool) => ({ plugin, tool, validate: this.makeValidator(tool, plugin) }));
+    this.plugins.set(plugin.id, plugin);
+    for (const entry of entries) this.tools.set(entry.tool.name, entry);
+    this.emit();
+    let disposed = false;
+    return () => {
+      if (disposed || this.plugins.get(plugin.id) !== plugin) return;
+      disposed = true;
+      this.plugins.delete(plugin.id);
+      for (const tool of plugin.tools) {
+        if (this.tools.get(tool.name)?.plugin === plugin) this.tools.delete(tool.name);
+      }
+      this.emit();
+    };
+  }
+
+  /** All registered plugins with their on/off state, for settings and the UI. */
+  listPlugins(): Array<{ plugin: Plugin; enabled: boolean }> {
+    return [...this.plugins.values()].map((plugin) => ({ plugin, enabled: this.isEnabled(plugin.id) }));
+  }
+
+  getPlugin(id: string): Plugin | undefined {
+    return this.plugins.get(id);
+  }
+
+  isEnabled(pluginId: string): boolean {
+    const explicit = this.enabled[pluginId];
+    if (explicit !== undefined) return explicit;
+    return this.plugins.get(pluginId)?.enabledByDefault ?? true;
+  }
+
+  /** Switches a plugin on or off and persists the choice. */
+  async setEnabled(pluginId: string, on: boolean): Promise<void> {
+    this.enabled = { ...this.enabled, [pluginId]: on };
+    await this.state?.save(this.enabled);
+    this.emit();
+  }
+
+  /** The tools the model may see: those of enabled plugins, optionally narrowed further. */
+  listTools(allow?: (spec: ToolSpec) => boolean): ToolSpec[] {
+    const specs: ToolSpec[] = [];
+    for (const { plugin, tool } of this.tools.values()) {
+      if (!this.isEnabled(plugin.id)) continue;
+      const spec = toSpec(plugin, tool);
+      if (!allow || allow(spec)) specs.push(spec);
+    }
+    return specs;
+  }
+
+  /** The tool's spec by name, whether or not its plugin is on. */
+  describe(name: string): ToolSpec | undefined {
+    const entry = this.tools.get(name);
+    return entry && toSpec(entry.plugin, entry.tool);
+  }
+
+  /** Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. */
+  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
+    const entry = this.tools.get(name);
+    if (!entry) {
+      return fail('not_found', `Tool ${name} not found. Use only the tools listed for this step.`);
+    }
+    const { plugin, tool, validate } = entry;
+    if (!this.isEnabled(plugin.id)) {
+      return fail('disabled', `Tool ${name} belongs to the plugin "${plugin.name}", which the user has switched off.`);
+    }
+    if (options.allow && !options.allow(toSpec(plugin, tool))) {
+      return fail('disabled', `Tool ${name} is not available to this agent.`);
+    }
+    const args = input ?? {};
+    let problem: string | null;
+    try {
+      problem = validate(args);
+    } catch (error) {
+      problem = `the schema could not be checked (${errorMessage(error)})`;
+    }
+    if (problem !== null) return fail('invalid_input', `Invalid parameters for tool ${name}: ${problem}`);
+    if (options.signal?.aborted) return fail('aborted', `Tool ${name} was not run: the run was stopped.`);
+
+    const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const outcome = await Promise.race([
+        Promise.resolve()
+          .then(() => tool.execute(args, { ...options.context, signal: controller.signal }))
+          .then((output) => ({ kind: 'done' as const, output })),
+        new Promise<{ kind: 'timeout' }>((resolve) => {
+          timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+        }),
+        new Promise<{ kind: 'aborted' }>((resolve) => {
+          controller.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
+        }),
+      ]);
+      if (outcome.kind === 'timeout') {
+        controller.abort(new Error('timeout'));
+        return fail('timeout', `Tool ${name} did not finish within ${formatDuration(timeoutMs)} and was stopped.`);
+      }
+      if (outcome.kind === 'aborted') return fail('aborted', `Tool ${name} was stopped: the run was stopped.`);
+      return capOutput(toJsonSafe(outcome.output), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+    } catch (error) {
+      if (controller.signal.aborted) return fail('aborted', `Tool ${name} was stopped: the run was stopped.`);
+      return fail('failed', errorMessage(error));
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Calls `listener` whenever plugins, tools or their on/off state change. */
+  onChange(listener: RegistryListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        console.error('[sidequest] registry listener failed', error);
+      }
+    }
+  }
+}
+
+function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    pluginId: plugin.id,
+    source: plugin.source,
+    ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
+  };
+}
+
+function fail(code: Extract<ToolResult, { ok: false }>['code'], error: string): ToolResult {
+  return { ok: false, code, error };
+}
+
+/** Cuts an output whose JSON is longer than `maxChars`, and says so in words the model reads. */
+export function capOutput(output: unknown, maxChars: number): ToolResult {
+  const json = output === undefined ? '' : JSON.stringify(output);
+  if (json.length <= maxChars) return { ok: true, output };
+  const kept = json.slice(0, maxChars);
+  return {
+    ok: true,
+    truncated: true,
+    output: `${kept}\n[Output cut: it was ${json.length} characters as JSON, the limit is ${maxChars}. Ask for less, e.g. with a narrower query, a selector or max_length.]`,
+  };
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

@@ -1,0 +1,164 @@
+import Dexie from 'dexie';
+import type {
+  AssistantMessage,
+  Conversation,
+  SidequestDb,
+  StoredMessage,
+  ToolMessage,
+} from './db';
+
+export const DEFAULT_TITLE = 'New conversation';
+const MAX_TITLE = 80;
+
+/** A message before the store has given it an id, a place and a time. */
+export type NewMessage<M extends StoredMessage = StoredMessage> = M extends StoredMessage
+  ? Omit<M, 'id' | 'seq' | 'createdAt'> & Partial<Pick<M, 'id'>>
+  : never;
+
+/** Makes a short title from the first thing the user wrote. */
+export function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (!line) return DEFAULT_TITLE;
+  return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1).trimEnd()}…` : line;
+}
+
+/**
+ * Conversations and their messages in IndexedDB. The background is the only writer, so it keeps
+ * the next message number of each conversation in memory instead of reading it at every append.
+ */
+export class ConversationStore {
+  private readonly nextSeq = new Map<string, number>();
+
+  constructor(readonly db: SidequestDb) {}
+
+  async create(title = DEFAULT_TITLE): Promise<Conversation> {
+    const now = Date.now();
+    const conversation: Conversation = {
+      id: crypto.randomUUID(),
+      title: title.trim().slice(0, MAX_TITLE) || DEFAULT_TITLE,
+      createdAt: now,
+      updatedAt: now,
+      status: 'idle',
+    };
+    await this.db.conversations.add(conversation);
+    this.nextSeq.set(conversation.id, 0);
+    return conversation;
+  }
+
+  /** All conversations, most recently active first. */
+  async list(): Promise<Conversation[]> {
+    return this.db.conversations.orderBy('updatedAt').reverse().toArray();
+  }
+
+  get(id: string): Promise<Conversation | undefined> {
+    return this.db.conversations.get(id);
+  }
+
+  async getOrThrow(id: string): Promise<Conversation> {
+    const conversation = await this.get(id);
+    if (!conversation) throw new Error(`Conversation ${id} does not exist (it may have been deleted).`);
+    return conversation;
+  }
+
+  /** The messages of a conversation in order. */
+  messages(conversationId: string): Promise<StoredMessage[]> {
+    return this.db.messages
+      .where('[conversationId+seq]')
+      .between([conversationId, Dexie.minKey], [conversationId, Dexie.maxKey])
+      .toArray();
+  }
+
+  async update(id: string, patch: Partial<Omit<Conversation, 'id'>>): Promise<Conversation> {
+    const conversation = await this.getOrThrow(id);
+    const next = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
+    await this.db.conversations.put(next);
+    return next;
+  }
+
+  async rename(id: string, title: string): Promise<Conversation> {
+    const clean = title.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE);
+    if (!clean) throw new Error('A conversation needs a title.');
+    return this.update(id, { title: clean, titleEdited: true });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.transaction('rw', this.db.conversations, this.db.messages, async () => {
+      await this.db.messages.where('conversationId').equals(id).delete();
+      await this.db.conversations.delete(id);
+    });
+    this.nextSeq.delete(id);
+  }
+
+  /** Adds a message at the end of its conversation and returns it as stored. */
+  async append<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
+    const stored = await this.prepare(message);
+    await this.db.messages.add(stored);
+    return stored;
+  }
+
+  /**
+   * Gives a message its id, place and time without writing it: the agent loop writes several
+   * prepared messages in one transaction with `putMany`.
+   */
+  async prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
+    const seq = await this.allocateSeq(message.conversationId);
+    return { ...message, id: message.id ?? crypto.randomUUID(), seq, createdAt: Date.now() } as unknown as M;
+  }
+
+  /** Writes a message again after it changed (streamed text, a tool result). */
+  async put(message: StoredMessage): Promise<void> {
+    await this.db.messages.put(message);
+  }
+
+  /** Writes several messages in one transaction. */
+  async putMany(messages: StoredMessage[]): Promise<void> {
+    await this.db.messages.bulkPut(messages);
+  }
+
+  private async allocateSeq(conversationId: string): Promise<number> {
+    let next = this.nextSeq.get(conversationId);
+    if (next === undefined) {
+      const last = await this.db.messages
+        .where('[conversationId+seq]')
+        .between([conversationId, Dexie.minKey], [conversationId, Dexie.maxKey])
+        .last();
+      next = last ? last.seq + 1 : 0;
+    }
+    this.nextSeq.set(conversationId, next + 1);
+    return next;
+  }
+
+  /**
+   * After the browser stopped the background mid-run: every conversation still marked running
+   * (and not running now) is marked interrupted, and so are its unfinished messages. The text
+   * streamed so far and every finished tool result stay as they were saved.
+   */
+  async recoverInterrupted(runningNow: ReadonlySet<string> = new Set()): Promise<Conversation[]> {
+    const stale = (await this.db.conversations.where('status').equals('running').toArray()).filter(
+      (c) => !runningNow.has(c.id),
+    );
+    const recovered: Conversation[] = [];
+    for (const conversation of stale) {
+      await this.db.transaction('rw', this.db.conversations, this.db.messages, async () => {
+        const messages = await this.messages(conversation.id);
+        for (const message of messages) {
+          if (message.role === 'assistant' && message.status === 'streaming') {
+            const next: AssistantMessage = { ...message, status: 'interrupted' };
+            await this.db.messages.put(next);
+          } else if (message.role === 'tool' && message.status === 'running') {
+            const next: ToolMessage = {
+              ...message,
+              status: 'interrupted',
+              result: { ok: false, code: 'aborted', error: 'The browser stopped the extension while this tool was running; it did not finish.' },
+            };
+            await this.db.messages.put(next);
+          }
+        }
+        const next: Conversation = { ...conversation, status: 'interrupted', updatedAt: Date.now() };
+        await this.db.conversations.put(next);
+        recovered.push(next);
+      });
+    }
+    return recovered;
+  }
+}

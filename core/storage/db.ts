@@ -1,0 +1,102 @@
+import Dexie, { type EntityTable } from 'dexie';
+import type { RunError } from '@/core/agent/errors';
+import type { Usage } from '@/core/agent/provider';
+import type { ToolResult } from '@/core/registry/types';
+
+/** Where a conversation's agent run stands. */
+export type RunStatus =
+  | 'idle' // never run, or the last run finished normally
+  | 'running'
+  | 'stopped' // the user pressed stop
+  | 'interrupted' // the browser stopped the background mid-run
+  | 'error' // the provider failed; `error` says how
+  | 'step_limit'; // the run reached the step limit
+
+export interface Conversation {
+  id: string;
+  title: string;
+  /** True once the user renamed it: the first message no longer sets the title. */
+  titleEdited?: boolean;
+  createdAt: number;
+  updatedAt: number;
+  status: RunStatus;
+  error?: RunError;
+  /** The model used by the latest run. */
+  model?: string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  /** Set when the model's call could not be read (bad JSON, unknown tool). */
+  invalid?: string;
+}
+
+interface MessageBase {
+  id: string;
+  conversationId: string;
+  /** Order within the conversation. */
+  seq: number;
+  createdAt: number;
+}
+
+export interface UserMessage extends MessageBase {
+  role: 'user';
+  text: string;
+}
+
+export type AssistantStatus = 'streaming' | 'complete' | 'stopped' | 'interrupted' | 'error';
+
+export interface AssistantMessage extends MessageBase {
+  role: 'assistant';
+  text: string;
+  status: AssistantStatus;
+  toolCalls: ToolCall[];
+  model?: string;
+  usage?: Usage;
+}
+
+export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
+
+export interface ToolMessage extends MessageBase {
+  role: 'tool';
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  status: ToolStatus;
+  result?: ToolResult;
+  /** The plugin the tool belongs to, and for page tools the site that offered it. */
+  pluginId?: string;
+  origin?: string;
+  durationMs?: number;
+}
+
+export type StoredMessage = UserMessage | AssistantMessage | ToolMessage;
+
+/** A secret (an API key) kept in the extension's own IndexedDB, out of reach of content scripts. */
+export interface Secret {
+  key: string;
+  value: string;
+}
+
+export type SidequestDb = Dexie & {
+  conversations: EntityTable<Conversation, 'id'>;
+  messages: EntityTable<StoredMessage, 'id'>;
+  secrets: EntityTable<Secret, 'key'>;
+};
+
+/**
+ * Opens the extension's database. Conversations and messages live in IndexedDB (not in
+ * `storage.local`) because they grow without bound and are written at every step; API keys live
+ * here too because content scripts can read `storage.local` but never the extension's IndexedDB.
+ */
+export function openDb(name = 'sidequest'): SidequestDb {
+  const db = new Dexie(name) as SidequestDb;
+  db.version(1).stores({
+    conversations: 'id, updatedAt, status',
+    messages: 'id, conversationId, [conversationId+seq], role',
+    secrets: 'key',
+  });
+  return db;
+}

@@ -1,0 +1,34 @@
+import DOMPurify from 'dompurify';
+import MarkdownIt from 'markdown-it';
+
+// Raw HTML off: model and page text can never inject markup; DOMPurify is the second line.
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+
+const ALLOWED_PROTOCOLS = /^(https?:|mailto:)/i;
+
+md.validateLink = (url: string) => ALLOWED_PROTOCOLS.test(url.trim()) || /^#/.test(url.trim());
+
+let hooked = false;
+function ensureHooks(): void {
+  if (hooked) return;
+  hooked = true;
+  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.tagName === 'A') {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+    }
+    if (node.tagName === 'IMG') {
+      // No remote images: loading one would tell a third party what the user reads.
+      node.removeAttribute('src');
+    }
+  });
+}
+
+/** Renders Markdown from the model (or a page) to sanitized HTML. */
+export function renderMarkdown(text: string): string {
+  ensureHooks();
+  return DOMPurify.sanitize(md.render(text), {
+    FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'img'],
+    FORBID_ATTR: ['style'],
+  });
+}

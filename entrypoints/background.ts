@@ -1,0 +1,13 @@
+import { config as zodConfig } from 'zod';
+import { startBackground } from '@/core/background/service';
+import { builtinPlugins } from '@/plugins';
+
+export default defineBackground({
+  // Firefox MV2: a persistent background page, so a run is never suspended mid-way.
+  persistent: true,
+  main() {
+    // Zod probes `new Function` to decide whether to JIT; the extension CSP forbids it.
+    zodConfig({ jitless: true });
+    startBackground({ plugins: builtinPlugins() });
+  },
+});

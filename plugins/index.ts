@@ -1,0 +1,7 @@
+import type { Plugin } from '@/core/registry/types';
+import { createTabsPlugin } from './tabs';
+
+/** Every built-in plugin, in the order settings list them. */
+export function builtinPlugins(): Plugin[] {
+  return [createTabsPlugin()];
+}

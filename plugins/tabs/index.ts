@@ -1,0 +1,180 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { browser, type Browser } from 'wxt/browser';
+import { definePlugin, defineTool } from '@/core/registry/registry';
+import { tabsSchemas } from './schemas';
+
+type Tab = Browser.tabs.Tab;
+
+/** A tab as tools return it: snake_case, only what the model needs. */
+export interface TabInfo {
+  tab_id: number;
+  window_id: number;
+  title: string;
+  url: string;
+  active: boolean;
+  audible: boolean;
+  status: string;
+}
+
+export function toTabInfo(tab: Tab): TabInfo {
+  return {
+    tab_id: tab.id ?? -1,
+    window_id: tab.windowId ?? -1,
+    title: tab.title ?? '',
+    url: tab.url ?? tab.pendingUrl ?? '',
+    active: Boolean(tab.active),
+    audible: Boolean(tab.audible),
+    status: tab.status ?? 'unknown',
+  };
+}
+
+/** Fetches a tab or throws an error that tells the model how to recover. */
+export async function getTabOrThrow(tabId: number): Promise<Tab> {
+  try {
+    return await browser.tabs.get(tabId);
+  } catch {
+    throw new Error(`Tab ${tabId} does not exist (it may have been closed). Call list_tabs to see the open tabs.`);
+  }
+}
+
+function compilePattern(pattern: string | undefined, field: string): RegExp | undefined {
+  if (pattern === undefined) return undefined;
+  try {
+    return new RegExp(pattern, 'i');
+  } catch (error) {
+    throw new Error(`${field} is not a valid regular expression: ${(error as Error).message}`);
+  }
+}
+
+const OPENABLE = /^(https?:|about:blank$)/i;
+
+/** Refuses anything but web pages: `javascript:`, `file:`, `data:` and browser-internal URLs. */
+export function checkOpenableUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`"${url}" is not an absolute URL. Give a full http:// or https:// address.`);
+  }
+  if (!OPENABLE.test(parsed.href)) {
+    throw new Error(`open_tab only opens http:// and https:// pages, not ${parsed.protocol} URLs.`);
+  }
+  return parsed.href;
+}
+
+/** Resolves when the tab has finished loading, or after `timeoutMs` with the tab as it is. */
+export function waitForTabLoad(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<Tab> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      browser.tabs.onUpdated.removeListener(onUpdated);
+      browser.tabs.onRemoved.removeListener(onRemoved);
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onUpdated = (id: number, info: Browser.tabs.OnUpdatedInfo, tab: Tab) => {
+      if (id === tabId && info.status === 'complete') finish(() => resolve(tab));
+    };
+    const onRemoved = (id: number) => {
+      if (id === tabId) finish(() => reject(new Error(`Tab ${tabId} was closed while its page was loading.`)));
+    };
+    const onAbort = () => finish(() => reject(new Error('Stopped while waiting for the page to load.')));
+    const timer = setTimeout(() => finish(() => void browser.tabs.get(tabId).then(resolve, reject)), timeoutMs);
+    browser.tabs.onUpdated.addListener(onUpdated);
+    browser.tabs.onRemoved.addListener(onRemoved);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // The load may have finished before the listener was added.
+    browser.tabs.get(tabId).then((tab) => {
+      if (tab.status === 'complete' && tab.url !== 'about:blank') finish(() => resolve(tab));
+    }, () => undefined);
+  });
+}
+
+const LOAD_WAIT_MS = 25_000;
+
+export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, TabInfo[]>({
+  name: 'list_tabs',
+  description:
+    'List the open browser tabs with their tab_id, window_id, title, URL and state. Filter with regular expressions on URL or title, or by active, window or audible. Call it to find a tab_id before reading, activating or closing a tab.',
+  inputSchema: tabsSchemas.list_tabs,
+  async execute(input) {
+    const urlRe = compilePattern(input.url_pattern, 'url_pattern');
+    const titleRe = compilePattern(input.title_pattern, 'title_pattern');
+    const query: Browser.tabs.QueryInfo = {};
+    if (input.active !== undefined) query.active = input.active;
+    if (input.window_id !== undefined) query.windowId = input.window_id;
+    if (input.audible !== undefined) query.audible = input.audible;
+    const tabs = await browser.tabs.query(query);
+    return tabs
+      .map(toTabInfo)
+      .filter((t) => (!urlRe || urlRe.test(t.url)) && (!titleRe || titleRe.test(t.title)));
+  },
+});
+
+export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabInfo & { loaded: boolean }>({
+  name: 'open_tab',
+  description:
+    'Open an http(s) URL in a new tab, or navigate an existing tab when tab_id is given. By default the tab becomes active and the call waits until the page has loaded; returns the tab.',
+  inputSchema: tabsSchemas.open_tab,
+  async execute(input, { signal }) {
+    const url = checkOpenableUrl(input.url);
+    const active = input.active ?? true;
+    let tab: Tab;
+    if (input.tab_id !== undefined) {
+      await getTabOrThrow(input.tab_id);
+      tab = (await browser.tabs.update(input.tab_id, { url, active })) ?? (await getTabOrThrow(input.tab_id));
+    } else {
+      const create: Browser.tabs.CreateProperties = { url, active };
+      if (input.window_id !== undefined) create.windowId = input.window_id;
+      try {
+        tab = await browser.tabs.create(create);
+      } catch (error) {
+        throw new Error(`Could not open the tab: ${(error as Error).message}`);
+      }
+    }
+    if (input.wait_until_loaded ?? true) {
+      tab = await waitForTabLoad(tab.id!, LOAD_WAIT_MS, signal);
+    }
+    return { ...toTabInfo(tab), loaded: tab.status === 'complete' };
+  },
+});
+
+export const closeTab = defineTool<FromSchema<typeof tabsSchemas.close_tab>, { tab_id: number; closed: true }>({
+  name: 'close_tab',
+  description: 'Close the tab with this tab_id. Use list_tabs first to find it; a closed tab cannot be reopened.',
+  inputSchema: tabsSchemas.close_tab,
+  async execute({ tab_id }) {
+    await getTabOrThrow(tab_id);
+    await browser.tabs.remove(tab_id);
+    return { tab_id, closed: true };
+  },
+});
+
+export const activateTab = defineTool<FromSchema<typeof tabsSchemas.activate_tab>, TabInfo>({
+  name: 'activate_tab',
+  description: 'Show the tab with this tab_id to the user: make it the active tab and focus its window.',
+  inputSchema: tabsSchemas.activate_tab,
+  async execute({ tab_id }) {
+    const before = await getTabOrThrow(tab_id);
+    const tab = (await browser.tabs.update(tab_id, { active: true })) ?? before;
+    if (before.windowId !== undefined) {
+      // Focusing can fail where windows are not focusable (a headless browser): the tab is still active.
+      await browser.windows.update(before.windowId, { focused: true }).catch(() => undefined);
+    }
+    return toTabInfo({ ...tab, active: true });
+  },
+});
+
+/** The built-in `tabs` plugin. `get_tab_content` joins it with page reading. */
+export function createTabsPlugin() {
+  return definePlugin({
+    id: 'tabs',
+    source: 'builtin',
+    name: 'Tabs',
+    description: 'See, open, switch and close browser tabs.',
+    tools: [listTabs, openTab, closeTab, activateTab],
+  });
+}

@@ -1,0 +1,207 @@
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef } from 'vue';
+import type { ProviderCheck } from '@/core/agent/provider';
+import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
+import type { AssistantMessage, Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
+import { activeConversationId } from '@/core/storage/settings';
+import { connectEvents, type EventConnection } from '@/core/ui/events';
+
+/**
+ * The sidebar's view of conversations. The background owns the data (IndexedDB) and runs the
+ * agent; this store mirrors it from request replies and the live event stream.
+ */
+export const useChatStore = defineStore('chat', () => {
+  const conversations = ref<Conversation[]>([]);
+  const activeId = ref<string | null>(null);
+  const messages = ref<StoredMessage[]>([]);
+  const running = ref(false);
+  const loaded = ref(false);
+  const providerCheck = shallowRef<ProviderCheck | null>(null);
+  /** A failure of a request the page itself made (the background's run errors live on the conversation). */
+  const requestError = ref<string | null>(null);
+
+  const active = computed(() => conversations.value.find((c) => c.id === activeId.value) ?? null);
+  /** Tool results by tool call id, for the cards under each assistant message. */
+  const toolResults = computed(() => {
+    const map = new Map<string, ToolMessage>();
+    for (const m of messages.value) if (m.role === 'tool') map.set(m.toolCallId, m);
+    return map;
+  });
+  const visibleMessages = computed(() =>
+    messages.value.filter(
+      (m): m is Exclude<StoredMessage, ToolMessage> =>
+        m.role === 'user' || (m.role === 'assistant' && (m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming')),
+    ),
+  );
+
+  let connection: EventConnection | undefined;
+  let unwatchActive: (() => void) | undefined;
+
+  async function init(): Promise<void> {
+    connection = connectEvents(onEvent, () => void refresh());
+    unwatchActive = activeConversationId.watch((id) => {
+      if (id !== activeId.value) void open(id);
+    });
+    await refresh();
+    loaded.value = true;
+  }
+
+  function dispose(): void {
+    connection?.close();
+    unwatchActive?.();
+  }
+
+  /** Reloads everything from the background (at start and after a reconnect). */
+  async function refresh(): Promise<void> {
+    conversations.value = await sendMessage('listConversations');
+    const stored = await activeConversationId.getValue();
+    const id = stored && conversations.value.some((c) => c.id === stored) ? stored : null;
+    await open(id, { persist: false });
+  }
+
+  async function open(id: string | null, { persist = true } = {}): Promise<void> {
+    activeId.value = id;
+    requestError.value = null;
+    if (persist) await activeConversationId.setValue(id);
+    if (!id) {
+      messages.value = [];
+      running.value = false;
+      return;
+    }
+    const view = await sendMessage('getConversation', { id });
+    if (activeId.value !== id) return;
+    if (!view) {
+      activeId.value = null;
+      messages.value = [];
+      running.value = false;
+      return;
+    }
+    upsertConversation(view.conversation);
+    messages.value = view.messages;
+    running.value = view.running;
+  }
+
+  /** Starts an empty conversation; it is created in the background when the first message is sent. */
+  async function startNew(): Promise<void> {
+    await open(null);
+  }
+
+  /** Sends a message; resolves true when the background accepted it (the draft may be cleared). */
+  async function send(text: string): Promise<boolean> {
+    requestError.value = null;
+    try {
+      let id = activeId.value;
+      if (!id) {
+        const conversation = await sendMessage('createConversation');
+        upsertConversation(conversation);
+        await open(conversation.id);
+        id = conversation.id;
+      }
+      running.value = true;
+      await sendMessage('sendMessage', { conversationId: id, text });
+      return true;
+    } catch (error) {
+      running.value = false;
+      requestError.value = (error as Error).message;
+      return false;
+    }
+  }
+
+  async function stop(): Promise<void> {
+    if (activeId.value) await sendMessage('stopRun', { conversationId: activeId.value });
+  }
+
+  async function resume(): Promise<void> {
+    if (!activeId.value) return;
+    running.value = true;
+    await sendMessage('resumeRun', { conversationId: activeId.value });
+  }
+
+  async function rename(id: string, title: string): Promise<void> {
+    upsertConversation(await sendMessage('renameConversation', { id, title }));
+  }
+
+  async function remove(id: string): Promise<void> {
+    await sendMessage('deleteConversation', { id });
+    dropConversation(id);
+  }
+
+  async function checkProvider(): Promise<void> {
+    providerCheck.value = await sendMessage('checkProvider').catch((error: Error) => ({ ok: false, model: '', message: error.message }));
+  }
+
+  function upsertConversation(conversation: Conversation): void {
+    const list = conversations.value.filter((c) => c.id !== conversation.id);
+    list.push(conversation);
+    list.sort((a, b) => b.updatedAt - a.updatedAt);
+    conversations.value = list;
+  }
+
+  function dropConversation(id: string): void {
+    conversations.value = conversations.value.filter((c) => c.id !== id);
+    if (activeId.value === id) void open(null);
+  }
+
+  function upsertMessage(message: StoredMessage): void {
+    const list = messages.value;
+    const at = list.findIndex((m) => m.id === message.id);
+    if (at >= 0) {
+      list.splice(at, 1, message);
+      return;
+    }
+    // Usually the newest; keep the order by seq either way.
+    let i = list.length;
+    while (i > 0 && list[i - 1]!.seq > message.seq) i--;
+    list.splice(i, 0, message);
+  }
+
+  function onEvent(event: UiEvent): void {
+    switch (event.type) {
+      case 'conversation':
+        upsertConversation(event.conversation);
+        if (event.conversation.id === activeId.value) running.value = event.running;
+        break;
+      case 'conversation-deleted':
+        dropConversation(event.id);
+        break;
+      case 'message':
+        if (event.message.conversationId === activeId.value) upsertMessage(event.message);
+        break;
+      case 'delta': {
+        if (event.conversationId !== activeId.value) break;
+        const message = messages.value.find((m): m is AssistantMessage => m.id === event.messageId && m.role === 'assistant');
+        if (!message) break;
+        // The snapshot may already hold part of this piece, or miss an earlier one; the final
+        // message event always brings the whole text.
+        if (message.text.length === event.offset) message.text += event.text;
+        else if (message.text.length > event.offset && message.text.length < event.offset + event.text.length) {
+          message.text += event.text.slice(message.text.length - event.offset);
+        }
+        break;
+      }
+    }
+  }
+
+  return {
+    conversations,
+    activeId,
+    active,
+    messages,
+    visibleMessages,
+    toolResults,
+    running,
+    loaded,
+    providerCheck,
+    requestError,
+    init,
+    dispose,
+    open,
+    startNew,
+    send,
+    stop,
+    resume,
+    rename,
+    remove,
+    checkProvider,
+  };
+});

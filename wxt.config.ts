@@ -1,0 +1,37 @@
+import { defineConfig } from 'wxt';
+import { toolValidators } from './build/tool-validators';
+
+/** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
+export const GECKO_ID = 'sidequest@sidequest.dev';
+
+// See https://wxt.dev/api/config.html
+export default defineConfig({
+  modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill'],
+  manifest: ({ browser }) => ({
+    name: 'Sidequest',
+    description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting'],
+    host_permissions: ['<all_urls>'],
+    action: { default_title: 'Sidequest' },
+    ...(browser === 'firefox'
+      ? {
+          browser_specific_settings: {
+            gecko: {
+              id: GECKO_ID,
+              strict_min_version: '140.0',
+              // Page content goes to the model provider the user configures (by default a local Ollama).
+              data_collection_permissions: { required: ['websiteContent'] },
+            },
+          },
+        }
+      : {}),
+  }),
+  vite: () => ({
+    plugins: [toolValidators()],
+    build: { chunkSizeWarningLimit: 1500 },
+  }),
+  zip: {
+    name: 'sidequest',
+    excludeSources: ['.output/**', '.wxt/**', 'tests/artifacts/**', 'bench/results/**', '.e2e-profiles/**'],
+  },
+});
