@@ -3,7 +3,7 @@ import { computed, ref, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
 import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
 import type { AssistantMessage, Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
-import { activeConversationId } from '@/core/storage/settings';
+import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 import { connectEvents, type EventConnection } from '@/core/ui/events';
 
 /**
@@ -35,12 +35,12 @@ export const useChatStore = defineStore('chat', () => {
   );
 
   let connection: EventConnection | undefined;
-  let unwatchActive: (() => void) | undefined;
+  let unwatchRequests: (() => void) | undefined;
 
   async function init(): Promise<void> {
     connection = connectEvents(onEvent, () => void refresh());
-    unwatchActive = activeConversationId.watch((id) => {
-      if (id !== activeId.value) void open(id);
+    unwatchRequests = sidebarRequest.watch((request) => {
+      if (request && request.conversationId !== activeId.value) void open(request.conversationId);
     });
     await refresh();
     loaded.value = true;
@@ -48,7 +48,7 @@ export const useChatStore = defineStore('chat', () => {
 
   function dispose(): void {
     connection?.close();
-    unwatchActive?.();
+    unwatchRequests?.();
   }
 
   /** Reloads everything from the background (at start and after a reconnect). */

@@ -94,10 +94,8 @@ export class AgentRunner {
     const conversation = await store.getOrThrow(conversationId);
     const message = await store.append<UserMessage>({ role: 'user', conversationId, text: clean });
     events.message(message);
-    if (!conversation.titleEdited && conversation.title === DEFAULT_TITLE) {
-      events.conversation(await store.update(conversationId, { title: titleFrom(clean) }));
-    }
-    this.start(conversationId);
+    const retitle = !conversation.titleEdited && conversation.title === DEFAULT_TITLE;
+    await this.start(conversationId, retitle ? { title: titleFrom(clean) } : {});
     return message;
   }
 
@@ -105,7 +103,7 @@ export class AgentRunner {
   async resume(conversationId: string): Promise<void> {
     if (this.isRunning(conversationId)) return;
     await this.deps.store.getOrThrow(conversationId);
-    this.start(conversationId);
+    await this.start(conversationId);
   }
 
   /** Stops the conversation's run; what was streamed so far is kept. */
@@ -116,11 +114,18 @@ export class AgentRunner {
     return true;
   }
 
-  private start(conversationId: string): void {
+  /** Marks the conversation running (with any other change to it) and starts its run. */
+  private async start(conversationId: string, patch: Partial<Conversation> = {}): Promise<void> {
     const controller = new AbortController();
-    const release = this.deps.keepAlive?.();
     const run: Run = { controller, done: Promise.resolve() };
     this.runs.set(conversationId, run);
+    try {
+      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined });
+    } catch (error) {
+      this.runs.delete(conversationId);
+      throw error;
+    }
+    const release = this.deps.keepAlive?.();
     run.done = this.run(conversationId, controller.signal)
       .catch((error) => console.error('[sidequest] agent run failed unexpectedly', error))
       .finally(() => {
@@ -160,7 +165,7 @@ export class AgentRunner {
       await this.setStatus(conversationId, { status: 'error', error: info });
       return;
     }
-    await this.setStatus(conversationId, { status: 'running', error: undefined, model: client.config.model });
+    await this.setStatus(conversationId, { model: client.config.model });
     const history = await store.messages(conversationId);
     const system = systemPrompt();
     // For the per-step overhead: when the previous step's tools ended, and how long the first of

@@ -49,7 +49,7 @@ export function startBackground({ plugins }: BackgroundOptions) {
     keepAlive: startKeepAlive,
     events: {
       conversation: (conversation) =>
-        hub.broadcast({ type: 'conversation', conversation, running: runner.isRunning(conversation.id) }),
+        hub.broadcast({ type: 'conversation', conversation, running: conversation.status === 'running' }),
       message: (message) => hub.broadcast({ type: 'message', message }),
       delta: (conversationId, messageId, text, offset) =>
         hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),

@@ -38,6 +38,15 @@ export const activeConversationId = storage.defineItem<string | null>('local:act
   version: 1,
 });
 
+/**
+ * A request from the popup to show a conversation in the sidebar (null: a new one). The sidebar
+ * watches this item, not `activeConversationId`, which it writes itself.
+ */
+export const sidebarRequest = storage.defineItem<{ conversationId: string | null; at: number } | null>(
+  'local:sidebarRequest',
+  { fallback: null, version: 1 },
+);
+
 /** Unsent text of the message box, by conversation, so a reload or a closed sidebar loses nothing. */
 export const drafts = storage.defineItem<Record<string, string>>('local:drafts', {
   fallback: {},

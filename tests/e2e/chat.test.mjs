@@ -1,0 +1,227 @@
+// The walking skeleton, end to end in Chromium and Firefox: set the provider on the options page,
+// chat in the sidebar, watch the model call a built-in tool through the registry, and check that
+// the conversation survives a reload, a provider error, a stop and a stopped background.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startModelServer } from '../model-server/server.mjs';
+import { startFixtureServer } from './fixture-server.mjs';
+import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
+import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+
+for (const browserName of selectedBrowsers()) {
+  describe(`chat in ${browserName}`, { timeout: 240_000 }, () => {
+    let h;
+    let model;
+    let site;
+
+    before(async () => {
+      model = await startModelServer({ apiKey: 'sk-test-123' });
+      site = await startFixtureServer();
+      h = await launch(browserName);
+      await h.newPage(site.url('/alpha.html'));
+    });
+
+    after(async () => {
+      await h?.close();
+      await model?.close();
+      await site?.close();
+    });
+
+    test('first run: the sidebar says how to set up a provider when none answers', async () => {
+      const sidebar = await openSidebar(h);
+      // Nothing configured: the default is Ollama on localhost:11434, which does not run here.
+      await sidebar.waitForText('No model provider answers');
+      await sidebar.waitForText('localhost:11434');
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-first-run'));
+      await sidebar.close();
+    });
+
+    test('the options page saves the provider and refuses a bad base URL', async () => {
+      const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
+      await options.fill('Base URL', 'not a url');
+      await options.fill('Model', 'scripted-model');
+      await options.click('button', 'Save');
+      await options.waitForText('Base URL must be a full address');
+      await options.close();
+
+      const saved = await configureProvider(h, { baseUrl: model.url, apiKey: 'sk-test-123' });
+      await saved.click('button', 'Test connection');
+      await saved.waitForText(`Connected to ${model.url}`);
+      await saved.screenshot(screenshotPath(browserName, 'options-provider'));
+      await saved.click('link', 'Plugins');
+      await saved.waitForText('See, open, switch and close browser tabs.');
+      await saved.screenshot(screenshotPath(browserName, 'options-plugins'));
+      await saved.close();
+    });
+
+    test('the model calls list_tabs, the card shows, the answer quotes the result, and a reload keeps it all', async () => {
+      model.reset();
+      model.queue([{ text: 'Let me look at your tabs.', toolCalls: [{ name: 'list_tabs', arguments: {} }] }]);
+      const sidebar = await openSidebar(h);
+      await sendMessage(sidebar, 'Which tabs do I have open?');
+
+      await sidebar.waitForText('list_tabs', { within: 'main' });
+      // The default script answers by quoting the tool result it was sent.
+      await sidebar.waitForText('The tool answered:');
+      await sidebar.waitForText('Sidequest test page — Alpha', { within: 'article.assistant:last-of-type .markdown' });
+      await waitForIdle(sidebar);
+      assert.match(await lastAnswer(sidebar), /127\.0\.0\.1/);
+
+      // The tool result really went back to the model, as a tool message.
+      const second = model.requests[1];
+      assert.ok(second, 'a second model request was made');
+      const toolMessage = second.messages.find((m) => m.role === 'tool');
+      assert.ok(toolMessage, 'the second request carries the tool result');
+      assert.match(toolMessage.content, /Sidequest test page — Alpha/);
+      assert.ok(model.requests[0].toolNames.includes('list_tabs'));
+
+      // Open the card: it shows the input and the result.
+      await sidebar.evaluate(() => document.querySelector('details.tool summary')?.click());
+      await sidebar.waitForText(/result/i, { within: 'details.tool' });
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-chat'));
+
+      await sidebar.reload();
+      await sidebar.waitForText('Which tabs do I have open?');
+      await sidebar.waitForText('Let me look at your tabs.');
+      await sidebar.waitForText('Sidequest test page — Alpha', { within: 'main' });
+      await sidebar.waitForText('list_tabs', { within: 'main' });
+      await sidebar.close();
+    });
+
+    test('a 401 from the provider is said in words, and the conversation keeps the message', async () => {
+      model.reset();
+      model.queue([{ status: 401, errorBody: { error: { message: 'Incorrect API key provided.' } } }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Hello with a bad key');
+      await sidebar.waitForText('API key is missing or wrong');
+      await sidebar.waitForText('Incorrect API key provided.');
+      await sidebar.waitForText('Hello with a bad key');
+      await sidebar.find('button', 'Open settings');
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-401'));
+
+      // Retry once the provider answers again: the same message goes through.
+      await sidebar.click('button', 'Retry');
+      await sidebar.waitForText('You said: Hello with a bad key');
+      await sidebar.close();
+    });
+
+    test('a malformed stream and a 500 are reported, not swallowed', async () => {
+      model.reset();
+      model.queue([{ malformed: true }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Please answer');
+      await sidebar.waitForText('could not be read');
+      // The SDK retries a 500 once; both attempts fail.
+      model.queue([{ status: 500 }, { status: 500 }]);
+      await sidebar.click('button', 'Retry');
+      await sidebar.waitForText('server error (HTTP 500)');
+      await sidebar.close();
+    });
+
+    test('Stop ends a run and keeps the text streamed so far', async () => {
+      model.reset();
+      model.queue([{ text: 'Counting slowly: one two three four five six seven eight nine ten', chunkSize: 4, delayMs: 150 }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Count slowly');
+      await sidebar.waitForText('Counting');
+      await sidebar.click('button', 'Stop');
+      await sidebar.waitForText('You stopped the run.');
+      const kept = await lastAnswer(sidebar);
+      assert.match(kept, /^Counting/);
+      assert.ok(!kept.includes('nine ten'), 'the answer stopped before its end');
+      await sidebar.close();
+    });
+
+    test('a background stopped mid-run: the conversation keeps what it had and says it was interrupted', async () => {
+      model.reset();
+      model.queue([{ text: 'Partial answer that the browser will cut off', chunkSize: 8, hang: true }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Start something long');
+      await sidebar.waitForText('Partial answer');
+      // Give the throttled save (250 ms) time to write the streamed text.
+      await new Promise((r) => setTimeout(r, 600));
+      await h.stopBackground(sidebar);
+      const again = browserName === 'firefox' ? await openSidebar(h) : sidebar;
+      await again.waitForText('The run was interrupted', { timeout: 20_000 });
+      await again.waitForText('Partial answer that the browser will cut off');
+      await again.waitForText('Start something long');
+      await again.screenshot(screenshotPath(browserName, 'sidebar-interrupted'));
+      await again.click('button', 'Continue');
+      await again.waitForText('You said: Start something long');
+      await again.close();
+    });
+
+    test('conversations: new, switch, rename, delete', async () => {
+      model.reset();
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'First topic');
+      await sidebar.waitForText('You said: First topic');
+      await waitForIdle(sidebar);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Second topic');
+      await sidebar.waitForText('You said: Second topic');
+      await waitForIdle(sidebar);
+
+      await sidebar.click('button', 'Conversations');
+      await sidebar.waitForText('First topic', { within: 'nav' });
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-conversations'));
+      await sidebar.click('button', 'First topic', { exact: false });
+      await sidebar.waitForText('You said: First topic', { within: 'main' });
+      assert.ok(!(await sidebar.text('main')).includes('Second topic'));
+
+      await sidebar.click('button', 'Conversations');
+      await sidebar.click('button', 'Rename First topic');
+      await sidebar.fill('Conversation title', 'Renamed topic');
+      await sidebar.press('Enter');
+      await sidebar.waitForText('Renamed topic', { within: 'nav' });
+
+      await sidebar.click('button', 'Delete Second topic');
+      await sidebar.click('button', 'Delete');
+      await sidebar.waitFor(() => !document.querySelector('nav')?.innerText.includes('Second topic'));
+
+      await sidebar.reload();
+      await sidebar.click('button', 'Conversations');
+      await sidebar.waitForText('Renamed topic', { within: 'nav' });
+      assert.ok(!(await sidebar.text('nav')).includes('Second topic'));
+      await sidebar.close();
+    });
+
+    test('a plugin switched off is invisible to the model', async () => {
+      const options = await h.openExtensionPage('options.html#plugins', { width: 1000, height: 800 });
+      await options.click('switch', 'Tabs plugin');
+      await options.waitFor(() => document.querySelector('[role="switch"]')?.checked === false);
+      model.reset();
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Which tabs are open now?');
+      await sidebar.waitForText('You said: Which tabs are open now?');
+      assert.ok(!model.requests[0].toolNames.includes('list_tabs'), 'list_tabs was not offered');
+
+      await options.click('switch', 'Tabs plugin');
+      await options.waitFor(() => document.querySelector('[role="switch"]')?.checked === true);
+      model.reset();
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Say hi');
+      await sidebar.waitForText('You said: Say hi');
+      assert.ok(model.requests[0].toolNames.includes('list_tabs'), 'list_tabs is back');
+      await options.close();
+      await sidebar.close();
+    });
+
+    test('the popup lists recent conversations', async () => {
+      const popup = await h.openExtensionPage('popup.html', { width: 340, height: 420 });
+      await popup.find('button', 'Open sidebar');
+      await popup.find('button', 'New chat');
+      await popup.waitForText(/recent conversations/i);
+      await popup.waitForText('Say hi');
+      await popup.screenshot(screenshotPath(browserName, 'popup'));
+      await popup.close();
+    });
+  });
+}

@@ -1,0 +1,302 @@
+// Loads the built extension into Debian's Chromium (Playwright) or Firefox ESR (puppeteer-core
+// over WebDriver BiDi) and drives its pages the way a person would: by the accessible names of
+// inputs and buttons, typing and clicking for real. Both browsers get the same small API, so one
+// scenario runs in both.
+
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(ROOT, 'tests/artifacts');
+const GECKO_ID = 'sidequest@sidequest.dev';
+
+export const BROWSERS = /** @type {const} */ (['chromium', 'firefox']);
+
+/** Which browsers to test: all, or those named in E2E_BROWSERS (comma-separated). */
+export function selectedBrowsers() {
+  const only = process.env.E2E_BROWSERS?.split(',').map((s) => s.trim()).filter(Boolean);
+  return only?.length ? BROWSERS.filter((b) => only.includes(b)) : [...BROWSERS];
+}
+
+export function extensionDir(browserName) {
+  const dir = path.join(ROOT, '.output', browserName === 'firefox' ? 'firefox-mv2' : 'chrome-mv3');
+  if (!existsSync(path.join(dir, 'manifest.json'))) {
+    throw new Error(`No build at ${dir}: run \`npm run build:all\` first.`);
+  }
+  return dir;
+}
+
+/**
+ * Starts a browser with the extension and a fresh profile.
+ * @param {'chromium' | 'firefox'} name
+ */
+export async function launch(name) {
+  const profile = await mkdtemp(path.join(os.tmpdir(), `sidequest-${name}-`));
+  const harness = name === 'firefox' ? await launchFirefox(profile) : await launchChromium(profile);
+  const close = harness.close;
+  harness.close = async () => {
+    await close().catch(() => undefined);
+    await rm(profile, { recursive: true, force: true }).catch(() => undefined);
+  };
+  return harness;
+}
+
+async function launchChromium(profile) {
+  const { chromium } = await import('playwright-core');
+  const dir = extensionDir('chromium');
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 420, height: 760 },
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      `--disable-extensions-except=${dir}`,
+      `--load-extension=${dir}`,
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+  const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+  const extensionId = new URL(sw.url()).host;
+  const origin = `chrome-extension://${extensionId}`;
+
+  return {
+    name: 'chromium',
+    origin,
+    context,
+    extensionUrl: (p) => `${origin}/${p.replace(/^\//, '')}`,
+    async newPage(url) {
+      const page = await context.newPage();
+      if (url) await page.goto(url);
+      return wrapPlaywright(page);
+    },
+    async openExtensionPage(p, { width = 420, height = 760 } = {}) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height });
+      await page.goto(`${origin}/${p.replace(/^\//, '')}`);
+      return wrapPlaywright(page);
+    },
+    /** Stops the extension's service worker, as Chrome does to an idle one. */
+    async stopBackground() {
+      const page = context.pages()[0] ?? (await context.newPage());
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await cdp.detach();
+    },
+    close: () => context.close(),
+  };
+}
+
+async function launchFirefox(profile) {
+  const puppeteer = (await import('puppeteer-core')).default;
+  const dir = extensionDir('firefox');
+  const uuid = randomUUID();
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
+    headless: true,
+    userDataDir: profile,
+    args: ['--remote-allow-system-access'],
+    defaultViewport: { width: 420, height: 760 },
+    extraPrefsFirefox: {
+      'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: uuid }),
+      // The closed network makes Firefox's own services fail; keep them quiet and fast.
+      'browser.shell.checkDefaultBrowser': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+      'toolkit.telemetry.reportingpolicy.firstRun': false,
+      'app.update.enabled': false,
+    },
+  });
+  await browser.installExtension(dir);
+  const origin = `moz-extension://${uuid}`;
+  // Right after the add-on reloads (its tabs close), creating a tab can fail once: try again.
+  const newPage = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await browser.newPage();
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
+  const openExt = async (p, { width = 420, height = 760 } = {}) => {
+    const page = await newPage();
+    await page.setViewport({ width, height });
+    // Firefox over BiDi never resolves a goto to a moz-extension:// page: wait for content instead.
+    page.goto(`${origin}/${p.replace(/^\//, '')}`).catch(() => undefined);
+    await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
+      timeout: 15_000,
+    });
+    return wrapPuppeteer(page);
+  };
+
+  return {
+    name: 'firefox',
+    origin,
+    browser,
+    extensionUrl: (p) => `${origin}/${p.replace(/^\//, '')}`,
+    async newPage(url) {
+      const page = await newPage();
+      if (url) await page.goto(url);
+      return wrapPuppeteer(page);
+    },
+    openExtensionPage: openExt,
+    /** Restarts the extension's background page (Firefox keeps an MV2 background alive otherwise). */
+    async stopBackground(page) {
+      await page.raw.evaluate(() => globalThis.browser.runtime.reload()).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 1000));
+    },
+    close: () => browser.close(),
+  };
+}
+
+// ——— Page drivers ———
+
+/** Finds an element by role and accessible name in the page and marks it; returns its selector. */
+function markerScript() {
+  return (role, name, exact) => {
+    const norm = (s) => (s ?? '').replace(/\s+/g, ' ').trim();
+    const visible = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+    const accName = (el) => {
+      const label = el.getAttribute('aria-label');
+      if (label) return norm(label);
+      const by = el.getAttribute('aria-labelledby');
+      if (by) return norm(by.split(/\s+/).map((id) => document.getElementById(id)?.textContent).join(' '));
+      if (el.labels?.length) return norm([...el.labels].map((l) => l.textContent).join(' '));
+      if (role === 'textbox' || role === 'combobox') return norm(el.getAttribute('placeholder') || el.title);
+      return norm(el.textContent) || norm(el.title);
+    };
+    const selectors = {
+      button: 'button, [role="button"], input[type="submit"], input[type="button"]',
+      textbox: 'input:not([type]), input[type="text"], input[type="url"], input[type="password"], input[type="search"], textarea, [role="textbox"]',
+      combobox: 'select, [role="combobox"]',
+      switch: '[role="switch"]',
+      checkbox: 'input[type="checkbox"], [role="checkbox"]',
+      link: 'a[href], [role="link"]',
+    };
+    const candidates = [...document.querySelectorAll(selectors[role] ?? `[role="${role}"]`)].filter(visible);
+    const match = candidates.find((el) => (exact ? accName(el) === name : accName(el).includes(name)));
+    if (!match) return null;
+    const token = `e2e-${Math.random().toString(36).slice(2)}`;
+    match.setAttribute('data-e2e', token);
+    return `[data-e2e="${token}"]`;
+  };
+}
+
+const MARK = markerScript().toString();
+
+function driver(raw, impl) {
+  const d = {
+    raw,
+    async find(role, name, { exact = true, timeout = 10_000 } = {}) {
+      const deadline = Date.now() + timeout;
+      for (;;) {
+        const selector = await raw.evaluate(`(${MARK})(${JSON.stringify(role)}, ${JSON.stringify(name)}, ${exact})`);
+        if (selector) return selector;
+        if (Date.now() > deadline) throw new Error(`No visible ${role} named "${name}" on ${await d.url()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    /** Clicks the element; if the UI re-rendered it between finding and clicking, finds it again. */
+    async click(role, name, options) {
+      await retry(async () => impl.click(await d.find(role, name, options)));
+    },
+    async fill(label, text, options) {
+      await retry(async () => impl.fill(await d.find('textbox', label, options), text));
+    },
+    async select(label, value) {
+      await impl.select(await d.find('combobox', label), value);
+    },
+    press: (key) => impl.press(key),
+    /** Waits until the page's visible text contains `text` (or matches a RegExp). */
+    async waitForText(text, { timeout = 15_000, within = 'body' } = {}) {
+      const source = text instanceof RegExp ? { re: text.source, flags: text.flags } : { s: text };
+      try {
+        await impl.waitForFunction(
+          (arg) => {
+            const root = document.querySelector(arg.within);
+            const t = root?.innerText ?? '';
+            return arg.s !== undefined ? t.includes(arg.s) : new RegExp(arg.re, arg.flags).test(t);
+          },
+          { ...source, within },
+          timeout,
+        );
+      } catch (error) {
+        const body = await d.text(within).catch(() => '');
+        throw new Error(`Timed out waiting for ${text} in ${within}. The page shows:\n${body.slice(0, 2000)}`, { cause: error });
+      }
+    },
+    /** Waits until a JS predicate over the page is true. */
+    waitFor: (fn, arg, { timeout = 15_000 } = {}) => impl.waitForFunction(fn, arg, timeout),
+    text: (selector = 'body') => raw.evaluate((s) => document.querySelector(s)?.innerText ?? '', selector),
+    texts: (selector) => raw.evaluate((s) => [...document.querySelectorAll(s)].map((e) => e.innerText), selector),
+    evaluate: (fn, arg) => raw.evaluate(fn, arg),
+    url: () => raw.url(),
+    async screenshot(file) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await raw.screenshot({ path: file });
+      return file;
+    },
+    reload: () => impl.reload(),
+    close: () => raw.close(),
+  };
+  return d;
+}
+
+async function retry(action, attempts = 3) {
+  for (let i = 1; ; i++) {
+    try {
+      return await action();
+    } catch (error) {
+      if (i >= attempts || !/detached|not attached|not found|No element|no such/i.test(String(error?.message))) throw error;
+    }
+  }
+}
+
+function wrapPlaywright(page) {
+  return driver(page, {
+    click: (sel) => page.click(sel, { timeout: 5000 }),
+    fill: (sel, text) => page.fill(sel, text, { timeout: 5000 }),
+    select: (sel, value) => page.selectOption(sel, value),
+    press: (key) => page.keyboard.press(key),
+    // Playwright's order is (fn, arg, options).
+    waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, arg, { timeout, polling: 100 }),
+    reload: () => page.reload(),
+  });
+}
+
+function wrapPuppeteer(page) {
+  return driver(page, {
+    click: (sel) => page.click(sel),
+    fill: (sel, text) => page.locator(sel).fill(text),
+    select: (sel, value) => page.select(sel, value),
+    press: (key) => page.keyboard.press(key),
+    // Puppeteer's order is (fn, options, ...args).
+    waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, { timeout, polling: 100 }, arg),
+    async reload() {
+      // As with goto, a reload of a moz-extension:// page does not resolve over BiDi.
+      page.reload().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
+        timeout: 15_000,
+      });
+    },
+  });
+}
+
+/** Where a test writes its screenshots. */
+export function screenshotPath(browserName, name) {
+  return path.join(ARTIFACTS, 'screenshots', `${browserName}-${name}.png`);
+}
