@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import { validators } from 'virtual:tool-validators';
 import { AgentRunner, type StepTiming } from '@/core/agent/loop';
 import { ProviderError } from '@/core/agent/errors';
-import { checkProvider, createOpenAICompatibleClient, type ProviderConfig } from '@/core/agent/provider';
+import { checkProvider, createOpenAICompatibleClient, type ModelClient, type ProviderConfig } from '@/core/agent/provider';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
 import { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
@@ -19,9 +19,18 @@ import {
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
 
+/** What built-in plugins may use from the background; each plugin factory takes what it needs. */
+export interface PluginServices {
+  registry: ToolRegistry;
+  store: ConversationStore;
+  hub: EventHub;
+  /** A model client for the provider as configured now (summaries, sub-agents). */
+  getModelClient(): Promise<ModelClient>;
+}
+
 export interface BackgroundOptions {
-  /** The built-in plugins to register. */
-  plugins: Plugin[];
+  /** Makes the built-in plugins to register. */
+  plugins: (services: PluginServices) => Plugin[];
 }
 
 /**
@@ -38,13 +47,14 @@ export function startBackground({ plugins }: BackgroundOptions) {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
-  for (const plugin of plugins) registry.register(plugin);
+  const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
+  for (const plugin of plugins({ registry, store, hub, getModelClient })) registry.register(plugin);
 
   const stepTimings: StepTiming[] = [];
   const runner = new AgentRunner({
     store,
     registry,
-    getClient: async () => createOpenAICompatibleClient(await providerConfig()),
+    getClient: getModelClient,
     getMaxSteps: async () => (await agentSettings.getValue()).maxSteps,
     keepAlive: startKeepAlive,
     events: {

@@ -1,0 +1,14 @@
+import vue from '@vitejs/plugin-vue';
+import { defineConfig } from 'vitest/config';
+import { WxtVitest } from 'wxt/testing';
+import { toolValidators } from './build/tool-validators';
+
+export default defineConfig({
+  plugins: [WxtVitest(), vue(), toolValidators()],
+  test: {
+    globals: true,
+    include: ['tests/unit/**/*.test.ts'],
+    setupFiles: ['tests/unit/setup.ts'],
+    testTimeout: 20_000,
+  },
+});
