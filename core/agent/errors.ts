@@ -42,6 +42,14 @@ export function describeProviderError(error: unknown, baseUrl: string): RunError
         detail: causeMessage(error) ?? detail,
       };
     }
+    if (status >= 200 && status < 300) {
+      // The answer had started (HTTP 200) and then the stream broke.
+      return {
+        kind: 'network',
+        message: 'The connection to the model provider broke off in the middle of the answer. Retry to ask again.',
+        detail: causeMessage(error) ?? detail,
+      };
+    }
     return { ...describeStatus(status, baseUrl), status, detail };
   }
   const name = (error as { name?: string } | null)?.name ?? '';
