@@ -9,10 +9,10 @@ const ALLOWED_PROTOCOLS = /^(https?:|mailto:)/i;
 md.validateLink = (url: string) => ALLOWED_PROTOCOLS.test(url.trim()) || /^#/.test(url.trim());
 
 // No remote images: loading one would tell a third party what the user reads. Show a link instead.
-md.renderer.rules.image = (tokens, idx, _options, _env, self) => {
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
   const token = tokens[idx]!;
-  const src = token.attrGet('src') ?? '';
-  const alt = self.renderInlineAsText(token.children ?? [], _options, _env) || src;
+  const src = String(token.attrGet('src') ?? '');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
   return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt)}</a>`;
 };
 

@@ -8,7 +8,7 @@ import {
   ToolRegistry,
   type PluginStateStore,
 } from '@/core/registry/registry';
-import type { Plugin, ValidatorFactory } from '@/core/registry/types';
+import type { Plugin, ToolDefinition, ValidatorFactory } from '@/core/registry/types';
 import { fromAjv, precompiledValidators } from '@/core/registry/validation';
 
 // Node allows eval, so tests may compile schemas at run time; the extension uses build-time ones.
@@ -27,7 +27,7 @@ const add = defineTool<{ a: number; b: number }, number>({
   execute: ({ a, b }) => a + b,
 });
 
-function plugin(id: string, tools = [add], extra: Partial<Plugin> = {}): Plugin {
+function plugin(id: string, tools: ToolDefinition[] = [add], extra: Partial<Plugin> = {}): Plugin {
   return { id, name: id, description: `${id} tools`, source: 'builtin', tools, ...extra };
 }
 
