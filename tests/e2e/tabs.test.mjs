@@ -78,6 +78,21 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
+    test('input is checked against the schema (ajv compiled at build time) before the tool runs', async () => {
+      model.reset();
+      model.queue([{ toolCalls: [{ name: 'close_tab', arguments: { tab_id: 'seven', force: true } }] }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Close tab seven');
+      await sidebar.waitForText('The tool answered:');
+      const toolMessage = model.requests[1].messages.find((m) => m.role === 'tool');
+      assert.equal(
+        contentText(toolMessage),
+        'Invalid parameters for tool close_tab: input has an unknown property "force"; tab_id must be integer',
+      );
+      await sidebar.close();
+    });
+
     test('open_tab refuses a javascript: URL and the model is told why', async () => {
       model.reset();
       model.queue([{ toolCalls: [{ name: 'open_tab', arguments: { url: 'javascript:alert(document.cookie)' } }] }]);
