@@ -79,9 +79,10 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
   const stringify = Json.stringify.bind(Json);
   const parse = Json.parse.bind(Json);
   const CustomEventCtor = win.CustomEvent;
-  const dispatch = win.EventTarget.prototype.dispatchEvent;
-  const addListener = win.EventTarget.prototype.addEventListener;
-  const removeListener = win.EventTarget.prototype.removeEventListener;
+  // Bound now: a page that later replaces these on window or EventTarget.prototype changes nothing.
+  const dispatch = win.dispatchEvent.bind(win);
+  const addListener = win.addEventListener.bind(win);
+  const removeListener = win.removeEventListener.bind(win);
   const defineProperty = ObjectCtor.defineProperty;
   const isArray = ArrayCtor.isArray;
   const consoleRef = win.console;
@@ -107,7 +108,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
 
   function post(message: MainToIsolated): void {
     if (disposed) return;
-    dispatch.call(win, new CustomEventCtor(TO_ISOLATED_EVENT, { detail: stringify(message) }));
+    dispatch(new CustomEventCtor(TO_ISOLATED_EVENT, { detail: stringify(message) }));
   }
 
   function problem(list: string[], text: string, value?: unknown): void {
@@ -118,7 +119,8 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
   // ——— devtoolstooldiscovery ———
 
   async function discoverDevtools(problems: string[]): Promise<{ groups: WireGroup[]; live: Map<string, LiveTool> }> {
-    const responses: unknown[] = [];
+    // A Promise is watched from the moment it is given, so its rejection is never "unhandled".
+    const responses: Array<Promise<{ value: unknown } | { error: string }> | { value: unknown }> = [];
     let open = true;
     const event = new CustomEventCtor('devtoolstooldiscovery');
     defineProperty(event, 'respondWith', {
@@ -127,17 +129,15 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
           problem(problems, 'respondWith was called too late (after the discovery ended); answer synchronously, in a microtask, or with a Promise.');
           return;
         }
-        responses.push(group);
+        responses.push(isThenable(group) ? settle(group, LIMITS.promiseWaitMs) : { value: group });
       },
       enumerable: true,
     });
-    dispatch.call(win, event);
+    dispatch(event);
     // Synchronous answers and those given in a microtask are in; then give Promises time to settle.
     await macrotask();
     open = false;
-    const settled = await PromiseCtor.all(
-      responses.map((response) => (isThenable(response) ? settle(response, LIMITS.promiseWaitMs) : { value: response })),
-    );
+    const settled = await PromiseCtor.all(responses);
     const groups: WireGroup[] = [];
     const live = new Map<string, LiveTool>();
     settled.forEach((outcome, index) => {
@@ -475,7 +475,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
 
   // ——— Wiring ———
 
-  addListener.call(win, TO_MAIN_EVENT, onMessage);
+  addListener(TO_MAIN_EVENT, onMessage);
   if (options.webmcp !== false) installWebMcp();
 
   let routeTimer: number | undefined;
@@ -489,11 +489,11 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
   const onWindowLoad = onLoad('page loaded');
   let restoreHistory = () => {};
   if (options.autoDiscover !== false) {
-    if (win.document.readyState === 'loading') addListener.call(win.document, 'DOMContentLoaded', onDomReady, { once: true });
+    if (win.document.readyState === 'loading') win.document.addEventListener('DOMContentLoaded', onDomReady, { once: true });
     else void discover('page loaded');
-    if (win.document.readyState !== 'complete') addListener.call(win, 'load', onWindowLoad, { once: true });
-    addListener.call(win, 'popstate', onRoute);
-    addListener.call(win, 'hashchange', onRoute);
+    if (win.document.readyState !== 'complete') addListener('load', onWindowLoad, { once: true });
+    addListener('popstate', onRoute);
+    addListener('hashchange', onRoute);
     restoreHistory = patchHistory(win, onRoute);
   }
 
@@ -502,9 +502,9 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
     call,
     dispose() {
       disposed = true;
-      removeListener.call(win, TO_MAIN_EVENT, onMessage);
-      removeListener.call(win, 'popstate', onRoute);
-      removeListener.call(win, 'hashchange', onRoute);
+      removeListener(TO_MAIN_EVENT, onMessage);
+      removeListener('popstate', onRoute);
+      removeListener('hashchange', onRoute);
       restoreHistory();
       clearTimer(routeTimer);
     },
