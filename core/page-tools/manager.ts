@@ -381,13 +381,8 @@ export class PageToolsManager {
     if (this.sessions.get(session.tabId) !== session) {
       throw new Error(`The page in tab ${session.tabId} changed: its tool "${m.pageName}" is gone. Call list_page_tools to see what it offers now.`);
     }
-    // Never run a tool in a tab that has meanwhile moved to another site.
-    const tab = await browser.tabs.get(session.tabId).catch(() => undefined);
-    if (!tab) throw new Error(`Tab ${session.tabId} was closed. Call list_tabs to see the open tabs.`);
-    if (tab.url && originOf(tab.url) !== session.origin) {
-      this.drop(session.tabId, 'The tab moved to another site.');
-      throw new Error(`Tab ${session.tabId} is no longer on ${siteOf(session.origin)}, so its tools are gone.`);
-    }
+    // No tab look-up here: the port belongs to one document, whose origin came from `sender`, so a
+    // call can only ever run in that document (a tab that moved to another site dropped it).
     const result = await session.call(m.key, withDefaults(input, m.schema), signal);
     if (!result.ok) {
       throw new Error(`The page's tool "${m.pageName}" (${siteOf(session.origin)}) failed: ${result.error}`);
