@@ -35,6 +35,19 @@ const HOSTILE = {
       ],
     }));`,
   ),
+  '/spa.html': html(
+    'Single-page app',
+    `
+    window.addEventListener('devtoolstooldiscovery', (e) => e.respondWith({ name: 'Router', description: 'Routes',
+      tools: [{ name: 'currentRoute', description: 'The route shown now.', inputSchema: {}, execute: () => location.pathname }] }));
+    document.getElementById('go').addEventListener('click', () => {
+      // The settings route brings its own tools; the router only pushes history.
+      window.addEventListener('devtoolstooldiscovery', (e) => e.respondWith({ name: 'Settings route', description: 'Only on /spa/settings',
+        tools: [{ name: 'readSettings', description: 'Reads the settings form.', inputSchema: {}, execute: () => ({ theme: 'dark' }) }] }));
+      history.pushState({}, '', '/spa/settings');
+    });`,
+    '<button id="go" type="button">Settings</button>',
+  ),
   '/secret.html': html(
     'Secret tools',
     `window.addEventListener('devtoolstooldiscovery', (e) => e.respondWith({ name: 'Secrets', description: 'x',
@@ -64,10 +77,11 @@ function pageToolScript(req) {
     [/explode/, 'explode', {}],
     [/hang/, 'hang', {}],
     [/1234 plus 4321/, 'add', { a: 1234, b: 4321 }],
+    [/fresh list of page tools/, 'list_page_tools', {}],
   ];
   for (const [re, pageName, args] of rules) {
     if (!re.test(text)) continue;
-    const name = req.toolNames.find((n) => new RegExp(`^page\\d+_${pageName}$`).test(n));
+    const name = req.toolNames.find((n) => n === pageName || new RegExp(`^page\\d+_${pageName}$`).test(n));
     return name ? { toolCalls: [{ name, arguments: args }] } : { text: `I have no ${pageName} tool.` };
   }
   return defaultScript(req);
@@ -259,6 +273,27 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('did not finish within 30 s', { within: 'main', timeout: 60_000 });
       await waitForIdle(sidebar, 20_000);
       await sidebar.screenshot(screenshotPath(browserName, 'page-tools-timeout'));
+    });
+
+    test('an SPA route change brings the route\'s tools; the agent can ask for a fresh list; the popup shows them', async () => {
+      await goto(other.url('/spa.html'));
+      await sidebar.waitForText('offers tools to the agent', { timeout: 20_000 });
+      await sidebar.click('button', 'Allow once');
+      await sidebar.waitForText('1 page tool · allowed for this page', { within: '.page-tools' });
+      await app.evaluate(() => document.getElementById('go').click());
+      // No refresh pressed: the route change itself made the page be asked again.
+      await sidebar.waitForText('2 page tools · allowed for this page', { within: '.page-tools', timeout: 10_000 });
+      const answer = await ask('Give me a fresh list of page tools');
+      assert.match(answer, /"name": "page\d+_readSettings"/);
+      assert.match(answer, /"page_name": "currentRoute"/);
+      assert.match(answer, /"available": true/);
+
+      const popup = await h.openExtensionPage('popup.html', { width: 360, height: 600 });
+      await popup.waitForText(new RegExp(`Page tools · ${new URL(other.origin).host.replace(/\./g, '\\.')}`, 'i'));
+      await popup.waitForText('2 tools. Allowed for this page.');
+      await popup.waitForText('readSettings');
+      await popup.screenshot(screenshotPath(browserName, 'popup-page-tools'));
+      await popup.close();
     });
 
     test('"Never": the model never sees the site\'s tools; settings list the sites and revoke them', async () => {
