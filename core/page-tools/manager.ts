@@ -132,7 +132,8 @@ export class PageToolsManager {
 
   /** Loads remembered decisions, then asks open tabs to announce their tools (after a worker restart). */
   async start(): Promise<void> {
-    this.permissions = { ...(await this.options.permissions.load()) };
+    // Pages may have connected before the decisions were read: apply them to those too.
+    this.applyPermissions(await this.options.permissions.load());
     const tabs = await browser.tabs.query({ url: ['http://*/*', 'https://*/*'] }).catch(() => []);
     for (const tab of tabs) {
       if (tab.id !== undefined) void this.ask(tab.id, 'extension started').catch(() => undefined);

@@ -37,6 +37,8 @@ export interface RelayRuntime {
 
 /** How long a refresh waits for the page's answer. Discovery itself waits at most ~3 s for Promises. */
 const REFRESH_WAIT_MS = 5000;
+/** A page that changes its tools in a loop reaches the background at most this often. */
+const ANNOUNCE_INTERVAL_MS = 100;
 
 export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): void } {
   let port: RelayPort | undefined;
@@ -72,9 +74,30 @@ export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): voi
     return port;
   }
 
-  function announce(list: WireToolList): void {
+  let lastAnnounced = -Infinity;
+  let pendingList: WireToolList | undefined;
+  let announceTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Sends the list at once, unless one went less than 100 ms ago: then the newest goes at the end
+   * of that window. An answer to the background's own request always goes at once.
+   */
+  function announce(list: WireToolList, requested = false): void {
     const hasTools = list.groups.some((g) => g.tools.length > 0);
     if (!hasTools && !port) return;
+    const wait = lastAnnounced + ANNOUNCE_INTERVAL_MS - performance.now();
+    if (wait > 0 && !requested) {
+      pendingList = list;
+      announceTimer ??= setTimeout(() => {
+        announceTimer = undefined;
+        const next = pendingList;
+        pendingList = undefined;
+        if (next) announce(next);
+      }, wait);
+      return;
+    }
+    lastAnnounced = performance.now();
+    pendingList = undefined; // Older than this one.
     ensurePort();
     send({ type: 'tools', list, title: win.document.title, url: win.location.href });
   }
@@ -102,8 +125,9 @@ export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): voi
     if (!message || typeof message !== 'object') return;
     if (message.type === 'tools' && isToolList(message.list)) {
       latest = message.list;
+      const requested = Boolean(message.requestId && waiting.has(message.requestId));
+      announce(message.list, requested);
       if (message.requestId) waiting.get(message.requestId)?.(message.list);
-      announce(message.list);
     } else if (message.type === 'result' && typeof message.callId === 'string' && isCallResult(message.result)) {
       send({ type: 'result', callId: message.callId, result: message.result });
     }
@@ -144,6 +168,7 @@ export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): voi
     dispose() {
       win.removeEventListener(TO_ISOLATED_EVENT, onPage);
       win.removeEventListener('pageshow', onPageShow);
+      clearTimeout(announceTimer);
       port?.disconnect();
     },
   };
