@@ -136,7 +136,8 @@ export class PageToolsManager {
     this.applyPermissions(await this.options.permissions.load());
     const tabs = await browser.tabs.query({ url: ['http://*/*', 'https://*/*'] }).catch(() => []);
     for (const tab of tabs) {
-      if (tab.id !== undefined) void this.ask(tab.id, 'extension started').catch(() => undefined);
+      // No injection here: tabs opened before the install get the bridge when someone asks for them.
+      if (tab.id !== undefined) void this.ask(tab.id, 'extension started', false).catch(() => undefined);
     }
   }
 
@@ -402,12 +403,12 @@ export class PageToolsManager {
   }
 
   /** Sends the tab a refresh request; injects the bridge first when the tab has none. */
-  private async ask(tabId: number, reason: string): Promise<WireToolList | null> {
+  private async ask(tabId: number, reason: string, inject = true): Promise<WireToolList | null> {
     const request: RefreshRequest = { type: REFRESH_MESSAGE, reason };
     try {
       return ((await browser.tabs.sendMessage(tabId, request, { frameId: 0 })) as WireToolList | null) ?? null;
     } catch {
-      if (!(await this.inject(tabId))) return null;
+      if (!inject || !(await this.inject(tabId))) return null;
       return ((await browser.tabs.sendMessage(tabId, request, { frameId: 0 }).catch(() => null)) as WireToolList | null) ?? null;
     }
   }

@@ -71,6 +71,7 @@ function pageToolScript(req) {
   const rules = [
     [/cart\.items/, 'getGlobalState', { path: 'cart.items' }],
     [/new-ui-enabled/, 'getFeatureFlags', {}],
+    [/orders table with a number/, 'queryDatabaseTable', { tableName: 42 }],
     [/orders table/, 'queryDatabaseTable', { tableName: 'orders', limit: 1 }],
     [/full cache miss/, 'getCacheStatistics', {}],
     [/to-dos/, 'list_todos', {}],
@@ -202,6 +203,10 @@ for (const browserName of selectedBrowsers()) {
       // The schema's default (limit 5) is not needed here; the page's cookie was: the endpoint refuses without one.
       const refused = await fetch(demo.url('/api/debug/db-inspect?table=orders'));
       assert.equal(refused.status, 401);
+
+      // Bad input never reaches the page: validated in the background (no eval) against the page's schema.
+      const invalid = await ask('Query the orders table with a number as its name');
+      assert.match(invalid, /Invalid parameters for tool page\d+_queryDatabaseTable: tableName: type "number" is invalid\. Expected "string"/);
     });
 
     test('navigation replaces the tools: getCacheStatistics on the dashboard quotes the real hits and misses', async () => {
@@ -294,6 +299,18 @@ for (const browserName of selectedBrowsers()) {
       await popup.waitForText('readSettings');
       await popup.screenshot(screenshotPath(browserName, 'popup-page-tools'));
       await popup.close();
+
+      // A new document (here the same page loaded again, then reloaded) asks again: "once" was for one page.
+      await goto(other.url('/spa.html'));
+      await sidebar.waitForText('offers tools to the agent', { timeout: 20_000 });
+      await sidebar.click('button', 'Allow once');
+      await sidebar.waitForText('1 page tool · allowed for this page', { within: '.page-tools' });
+      await app.raw.reload();
+      await sidebar.waitForText('offers tools to the agent', { timeout: 20_000 });
+      await sidebar.waitForText('1 page tool · waiting for your answer', { within: '.page-tools' });
+      model.requests.length = 0;
+      await ask('Hello after the reload');
+      assert.equal(pageTools(model.requests[0]).length, 0);
     });
 
     test('"Never": the model never sees the site\'s tools; settings list the sites and revoke them', async () => {
