@@ -1,7 +1,7 @@
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
-import { toolValidators } from './build/tool-validators';
+import { toolValidators } from './build/tool-validators.ts';
 
 export default defineConfig({
   plugins: [WxtVitest(), vue(), toolValidators()],

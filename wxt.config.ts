@@ -1,5 +1,5 @@
 import { defineConfig } from 'wxt';
-import { toolValidators } from './build/tool-validators';
+import { toolValidators } from './build/tool-validators.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';

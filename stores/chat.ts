@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
+import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
 import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
-import type { AssistantMessage, Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
+import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 import { connectEvents, type EventConnection } from '@/core/ui/events';
 
@@ -13,7 +13,12 @@ import { connectEvents, type EventConnection } from '@/core/ui/events';
 export const useChatStore = defineStore('chat', () => {
   const conversations = ref<Conversation[]>([]);
   const activeId = ref<string | null>(null);
-  const messages = ref<StoredMessage[]>([]);
+  /**
+   * User and assistant messages in order. A shallow ref replaced on each change, with message
+   * objects replaced (never mutated) when they change: a new event re-renders only the message it
+   * touches. (In Firefox the sidebar shares a thread with the background, so this is agent speed.)
+   */
+  const messages = shallowRef<Array<Exclude<StoredMessage, ToolMessage>>>([]);
   const running = ref(false);
   const loaded = ref(false);
   const providerCheck = shallowRef<ProviderCheck | null>(null);
@@ -21,17 +26,10 @@ export const useChatStore = defineStore('chat', () => {
   const requestError = ref<string | null>(null);
 
   const active = computed(() => conversations.value.find((c) => c.id === activeId.value) ?? null);
-  /** Tool results by tool call id, for the cards under each assistant message. */
-  const toolResults = computed(() => {
-    const map = new Map<string, ToolMessage>();
-    for (const m of messages.value) if (m.role === 'tool') map.set(m.toolCallId, m);
-    return map;
-  });
+  /** Tool results by tool call id; reactive per key, so a result re-renders only its own card. */
+  const toolResults = shallowReactive(new Map<string, ToolMessage>());
   const visibleMessages = computed(() =>
-    messages.value.filter(
-      (m): m is Exclude<StoredMessage, ToolMessage> =>
-        m.role === 'user' || (m.role === 'assistant' && (m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming')),
-    ),
+    messages.value.filter((m) => m.role === 'user' || m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming'),
   );
 
   let connection: EventConnection | undefined;
@@ -64,7 +62,7 @@ export const useChatStore = defineStore('chat', () => {
     requestError.value = null;
     if (persist) await activeConversationId.setValue(id);
     if (!id) {
-      messages.value = [];
+      setMessages([]);
       running.value = false;
       return;
     }
@@ -72,12 +70,12 @@ export const useChatStore = defineStore('chat', () => {
     if (activeId.value !== id) return;
     if (!view) {
       activeId.value = null;
-      messages.value = [];
+      setMessages([]);
       running.value = false;
       return;
     }
     upsertConversation(view.conversation);
-    messages.value = view.messages;
+    setMessages(view.messages);
     running.value = view.running;
   }
 
@@ -142,17 +140,31 @@ export const useChatStore = defineStore('chat', () => {
     if (activeId.value === id) void open(null);
   }
 
+  function setMessages(all: StoredMessage[]): void {
+    toolResults.clear();
+    const list: Array<Exclude<StoredMessage, ToolMessage>> = [];
+    for (const m of all) {
+      if (m.role === 'tool') toolResults.set(m.toolCallId, m);
+      else list.push(m);
+    }
+    messages.value = list;
+  }
+
   function upsertMessage(message: StoredMessage): void {
+    if (message.role === 'tool') {
+      toolResults.set(message.toolCallId, message);
+      return;
+    }
     const list = messages.value;
     const at = list.findIndex((m) => m.id === message.id);
     if (at >= 0) {
-      list.splice(at, 1, message);
+      messages.value = list.with(at, message);
       return;
     }
     // Usually the newest; keep the order by seq either way.
     let i = list.length;
     while (i > 0 && list[i - 1]!.seq > message.seq) i--;
-    list.splice(i, 0, message);
+    messages.value = list.toSpliced(i, 0, message);
   }
 
   function onEvent(event: UiEvent): void {
@@ -169,14 +181,15 @@ export const useChatStore = defineStore('chat', () => {
         break;
       case 'delta': {
         if (event.conversationId !== activeId.value) break;
-        const message = messages.value.find((m): m is AssistantMessage => m.id === event.messageId && m.role === 'assistant');
-        if (!message) break;
+        const list = messages.value;
+        const at = list.findIndex((m) => m.id === event.messageId);
+        const message = list[at];
+        if (!message || message.role !== 'assistant') break;
         // The snapshot may already hold part of this piece, or miss an earlier one; the final
         // message event always brings the whole text.
-        if (message.text.length === event.offset) message.text += event.text;
-        else if (message.text.length > event.offset && message.text.length < event.offset + event.text.length) {
-          message.text += event.text.slice(message.text.length - event.offset);
-        }
+        const have = message.text.length;
+        if (have < event.offset || have >= event.offset + event.text.length) break;
+        messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
         break;
       }
     }

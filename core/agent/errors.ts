@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 
 /** What went wrong with the model provider, in categories the UI words differently. */
 export type ProviderErrorKind =
@@ -28,10 +28,14 @@ export class ProviderError extends Error {
   }
 }
 
-/** Maps whatever the SDK or fetch threw to a `RunError` the user can act on. */
-export function describeProviderError(error: unknown, baseUrl: string): RunError {
+const BROKE_OFF = 'The connection to the model provider broke off in the middle of the answer. Retry to ask again.';
+
+/**
+ * Maps whatever the SDK or fetch threw to a `RunError` the user can act on. `answerStarted`: the
+ * provider had already answered HTTP 200 when it failed.
+ */
+export function describeProviderError(error: unknown, baseUrl: string, { answerStarted = false } = {}): RunError {
   if (error instanceof ProviderError) return error.info;
-  if (RetryError.isInstance(error)) return describeProviderError(error.lastError, baseUrl);
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const detail = providerDetail(error.responseBody) ?? undefined;
@@ -42,10 +46,18 @@ export function describeProviderError(error: unknown, baseUrl: string): RunError
         detail: causeMessage(error) ?? detail,
       };
     }
+    if (status >= 200 && status < 300) {
+      // The answer had started (HTTP 200) and then the stream broke.
+      return { kind: 'network', message: BROKE_OFF, detail: causeMessage(error) ?? detail };
+    }
     return { ...describeStatus(status, baseUrl), status, detail };
   }
   const name = (error as { name?: string } | null)?.name ?? '';
   const message = (error as { message?: string } | null)?.message ?? String(error);
+  const unreadable = /JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError/.test(name);
+  if (answerStarted && !unreadable && name === 'TypeError') {
+    return { kind: 'network', message: BROKE_OFF, detail: message };
+  }
   if (name === 'TypeError' && /fetch|network/i.test(message)) {
     return {
       kind: 'network',
@@ -53,7 +65,7 @@ export function describeProviderError(error: unknown, baseUrl: string): RunError
       detail: message,
     };
   }
-  if (/JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError/.test(name) || /JSON|parse|validation/i.test(message)) {
+  if (unreadable || /JSON|parse|validation/i.test(message)) {
     return {
       kind: 'malformed',
       message: 'The model provider sent a response that could not be read. It may not speak the OpenAI Chat Completions protocol, or the connection broke mid-answer.',

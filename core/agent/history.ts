@@ -1,21 +1,22 @@
-import type { JSONValue, ModelMessage, ToolResultPart } from 'ai';
+import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storage/db';
 
 const NOT_RUN = 'This tool call did not run: the run was stopped or interrupted before it started.';
 
 /**
- * Turns the stored conversation into the messages the model is sent. Every tool call gets a
- * result right after the assistant message that made it (providers refuse a history where one
- * is missing): calls the run never got to are answered with an error saying so.
+ * Turns the stored conversation into the prompt the model is sent (the AI SDK's provider-level
+ * format, which every provider package accepts). Every tool call gets a result right after the
+ * assistant message that made it (providers refuse a history where one is missing): calls the run
+ * never got to are answered with an error saying so.
  */
-export function toModelMessages(messages: readonly StoredMessage[]): ModelMessage[] {
+export function toModelPrompt(system: string, messages: readonly StoredMessage[]): LanguageModelV3Prompt {
   const results = new Map<string, ToolMessage>();
   for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
 
-  const out: ModelMessage[] = [];
+  const out: LanguageModelV3Prompt = [{ role: 'system', content: system }];
   for (const m of messages) {
     if (m.role === 'user') {
-      out.push({ role: 'user', content: m.text });
+      out.push({ role: 'user', content: [{ type: 'text', text: m.text }] });
     } else if (m.role === 'assistant') {
       const assistant = toAssistant(m);
       if (!assistant) continue;
@@ -29,8 +30,8 @@ export function toModelMessages(messages: readonly StoredMessage[]): ModelMessag
   return out;
 }
 
-function toAssistant(m: AssistantMessage): ModelMessage | null {
-  const content: Exclude<Extract<ModelMessage, { role: 'assistant' }>['content'], string> = [];
+function toAssistant(m: AssistantMessage): LanguageModelV3Message | null {
+  const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
   if (m.text) content.push({ type: 'text', text: m.text });
   for (const call of m.toolCalls) {
     content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input ?? {} });
@@ -38,7 +39,7 @@ function toAssistant(m: AssistantMessage): ModelMessage | null {
   return content.length ? { role: 'assistant', content } : null;
 }
 
-function toResultPart(toolCallId: string, toolName: string, message: ToolMessage | undefined): ToolResultPart {
+function toResultPart(toolCallId: string, toolName: string, message: ToolMessage | undefined): LanguageModelV3ToolResultPart {
   const result = message?.result;
   if (!result) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: NOT_RUN } };
   if (!result.ok) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: result.error } };

@@ -10,7 +10,7 @@ import type {
   UserMessage,
 } from '@/core/storage/db';
 import { describeProviderError, ProviderError, type RunError } from './errors';
-import { toModelMessages } from './history';
+import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
 import type { ModelClient, RequestTimings } from './provider';
 
@@ -29,6 +29,8 @@ export interface AgentEvents {
 export interface StepTiming {
   toolStartDelay: number;
   nextRequestDelay: number;
+  /** Where the time goes, in ms: last byte → stream loop ends → step write issued → tool starts; tool ends → request sent (the writes are waited for). */
+  parts: { streamEnd: number; persist: number; toStart: number; toRequest: number; written: number };
 }
 
 export interface AgentDeps {
@@ -168,9 +170,11 @@ export class AgentRunner {
     await this.setStatus(conversationId, { model: client.config.model });
     const history = await store.messages(conversationId);
     const system = systemPrompt();
-    // For the per-step overhead: when the previous step's tools ended, and how long the first of
-    // them waited after the model's last byte.
-    let previous: { toolEndedAt: number; toolStartDelay: number } | undefined;
+    // For the per-step overhead: marks of the previous tool step, completed by the next request.
+    let previous: { lastByte: number; streamEnd: number; persisted: number; toolStart: number; toolEnd: number; written?: number } | undefined;
+    // The previous step's tool results, still being written: the next request waits for them
+    // (`beforeSend`) but building it overlaps the write.
+    let pendingWrite: Promise<unknown> | undefined;
 
     for (let step = 0; step < maxSteps; step++) {
       // Prepared, not written: the request leaves at once; the first save writes it.
@@ -189,11 +193,11 @@ export class AgentRunner {
       let failure: RunError | undefined;
       try {
         for await (const event of client.stream({
-          system,
-          messages: toModelMessages(history),
+          prompt: toModelPrompt(system, history),
           tools: registry.listTools(),
           signal,
           timings,
+          beforeSend: pendingWrite,
         })) {
           if (event.type === 'text') {
             const offset = assistant.text.length;
@@ -212,10 +216,20 @@ export class AgentRunner {
       const streamEndedAt = performance.now();
       this.streaming.delete(conversationId);
       await saver.flush();
+      // A failed write of the last results ends the run as an internal error (run() catches it).
+      await pendingWrite;
       if (previous && timings.requestSentAt !== undefined) {
+        const p = previous;
         this.deps.onStepTiming?.({
-          toolStartDelay: previous.toolStartDelay,
-          nextRequestDelay: timings.requestSentAt - previous.toolEndedAt,
+          toolStartDelay: p.toolStart - p.lastByte,
+          nextRequestDelay: timings.requestSentAt - p.toolEnd,
+          parts: {
+            streamEnd: p.streamEnd - p.lastByte,
+            persist: p.persisted - p.streamEnd,
+            toStart: p.toolStart - p.persisted,
+            toRequest: timings.requestSentAt - p.toolEnd,
+            written: (p.written ?? NaN) - p.toolEnd,
+          },
         });
       }
 
@@ -245,20 +259,25 @@ export class AgentRunner {
           }),
         );
       }
-      await store.putMany([assistant, ...toolMessages]);
+      // Issued, not awaited: the tools start while it commits, and the next request waits for it.
+      // (A worker stopped within the first milliseconds of a tool could lose this record.)
+      const stepWrite = store.putMany([assistant, ...toolMessages]);
+      const persistedAt = performance.now();
       events.message(assistant);
       history.push(assistant);
       if (!toolMessages.length) {
+        await stepWrite;
         await this.setStatus(conversationId, { status: 'idle' });
         return;
       }
 
-      let toolStartDelay: number | undefined;
+      let firstToolStart: number | undefined;
+      const writes: Promise<unknown>[] = [stepWrite];
       for (const [index, toolMessage] of toolMessages.entries()) {
         const call = assistant.toolCalls[index]!;
         events.message(toolMessage);
         const startedAt = performance.now();
-        toolStartDelay ??= startedAt - (timings.lastByteAt ?? streamEndedAt);
+        firstToolStart ??= startedAt;
         const result: ToolResult = call.invalid
           ? { ok: false, code: 'invalid_input', error: `Invalid parameters for tool ${call.name}: ${call.invalid}.` }
           : await registry.invoke(call.name, call.input, { signal, context: { conversationId } });
@@ -266,17 +285,24 @@ export class AgentRunner {
         toolMessage.status = result.ok ? 'done' : 'error';
         toolMessage.result = result;
         toolMessage.durationMs = Math.round(endedAt - startedAt);
-        await store.put(toolMessage);
+        // Written in order; the next request waits for all of them before it leaves.
+        writes.push(store.put(toolMessage));
+        previous = { lastByte: timings.lastByteAt ?? streamEndedAt, streamEnd: streamEndedAt, persisted: persistedAt, toolStart: firstToolStart, toolEnd: endedAt };
         events.message(toolMessage);
         history.push(toolMessage);
-        previous = { toolEndedAt: performance.now(), toolStartDelay };
         if (signal.aborted) {
+          await Promise.all(writes);
           await this.abandon(toolMessages.slice(index + 1));
           await this.setStatus(conversationId, { status: 'stopped' });
           return;
         }
       }
+      const marks = previous;
+      pendingWrite = Promise.all(writes).then(() => {
+        if (marks) marks.written = performance.now();
+      });
     }
+    await pendingWrite;
     await this.setStatus(conversationId, { status: 'step_limit' });
   }
 

@@ -1,5 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
+import { APICallError, type LanguageModelV3Prompt, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ToolSpec } from '@/core/registry/types';
 import { describeProviderError, ProviderError } from './errors';
 
@@ -28,11 +28,13 @@ export interface RequestTimings {
 }
 
 export interface ModelRequest {
-  system: string;
-  messages: ModelMessage[];
+  /** The conversation in the provider-level prompt format, system message first (see history.ts). */
+  prompt: LanguageModelV3Prompt;
   tools: ToolSpec[];
   signal: AbortSignal;
   timings?: RequestTimings;
+  /** Awaited right before the request leaves: lets the caller's writes overlap request building. */
+  beforeSend?: Promise<unknown>;
 }
 
 /** Streams one model answer; throws `ProviderError` on any provider or network failure. */
@@ -41,20 +43,27 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncGenerator<ModelEvent>;
 }
 
+interface RequestHooks {
+  timings?: RequestTimings;
+  beforeSend?: Promise<unknown>;
+}
+
 /**
- * A fetch that records when the request left and when the last byte of the answer arrived, so
- * the agent loop can measure the time it adds itself between model answers and tool calls.
+ * A fetch that waits for `beforeSend`, records when the request left and when the last byte of
+ * the answer arrived, so the agent loop can measure the time it adds itself between model
+ * answers and tool calls.
  */
-export function timedFetch(timings: () => RequestTimings | undefined): typeof fetch {
+export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
   return async (input, init) => {
-    const marks = timings();
-    if (marks) marks.requestSentAt = performance.now();
+    const { timings, beforeSend } = hooks() ?? {};
+    if (beforeSend) await beforeSend;
+    if (timings) timings.requestSentAt = performance.now();
     const response = await fetch(input, init);
-    if (!marks || !response.body) return response;
+    if (!timings || !response.body) return response;
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          marks.lastByteAt = performance.now();
+          timings.lastByteAt = performance.now();
           controller.enqueue(chunk);
         },
       }),
@@ -63,87 +72,110 @@ export function timedFetch(timings: () => RequestTimings | undefined): typeof fe
   };
 }
 
-/** Retries of a failed request (429, 5xx) before the error reaches the user. */
+/** Retries of a failed request (429, 5xx…) before the error reaches the user, and the wait before one. */
 const MAX_RETRIES = 1;
+const RETRY_DELAY_MS = 2000;
 
-/** A client for any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…). */
+/**
+ * A client for any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…).
+ * It drives the AI SDK provider's `doStream` directly: the provider does the HTTP, SSE parsing and
+ * tool-call assembly; the agent loop does the orchestration, so `streamText`'s own (prompt
+ * re-validation on every step, several stream stages) would only add time to each step.
+ */
 export function createOpenAICompatibleClient(config: ProviderConfig): ModelClient {
-  let currentTimings: RequestTimings | undefined;
+  let hooks: RequestHooks | undefined;
   const provider = createOpenAICompatible({
     name: 'openai-compatible',
     baseURL: config.baseUrl.replace(/\/+$/, ''),
     apiKey: config.apiKey || undefined,
     includeUsage: true,
-    fetch: timedFetch(() => currentTimings),
+    fetch: timedFetch(() => hooks),
   });
   const model = provider.chatModel(config.model);
 
+  async function open(request: ModelRequest) {
+    const tools = request.tools.map((spec) => ({
+      type: 'function' as const,
+      name: spec.name,
+      description: spec.description,
+      inputSchema: spec.inputSchema as Record<string, unknown>,
+    }));
+    for (let attempt = 0; ; attempt++) {
+      hooks = { timings: request.timings, beforeSend: request.beforeSend };
+      try {
+        return await model.doStream({ prompt: request.prompt, tools: tools.length ? tools : undefined, abortSignal: request.signal });
+      } catch (error) {
+        if (request.signal.aborted || attempt >= MAX_RETRIES || !APICallError.isInstance(error) || !error.isRetryable) throw error;
+        await sleep(retryDelay(error), request.signal);
+      } finally {
+        hooks = undefined;
+      }
+    }
+  }
+
   return {
     config,
-    async *stream({ system, messages, tools, signal, timings }) {
-      currentTimings = timings;
-      const toolSet: ToolSet = {};
-      for (const spec of tools) {
-        toolSet[spec.name] = tool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema as never) });
-      }
+    async *stream(request) {
       let failure: unknown;
-      const result = streamText({
-        model,
-        system,
-        messages,
-        tools: toolSet,
-        abortSignal: signal,
-        maxRetries: MAX_RETRIES,
-        onError: ({ error }) => {
-          failure ??= error;
-        },
-      });
-      const seenCalls = new Set<string>();
+      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
       try {
-        for await (const part of result.fullStream) {
-          switch (part.type) {
-            case 'text-delta':
-              if (part.text) yield { type: 'text', text: part.text };
-              break;
-            case 'tool-call': {
-              if (seenCalls.has(part.toolCallId)) break;
-              seenCalls.add(part.toolCallId);
-              const invalid = part.invalid ? invalidReason(part.error) : undefined;
-              yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: part.input, invalid };
-              break;
-            }
-            case 'error':
-              failure ??= part.error;
-              break;
-            case 'finish':
-              if (failure === undefined) {
-                yield {
-                  type: 'finish',
-                  finishReason: part.finishReason,
-                  usage: { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens },
-                };
-              }
-              break;
+        reader = (await open(request)).stream.getReader();
+        for (;;) {
+          const { done, value: part } = await reader.read();
+          if (done) break;
+          if (part.type === 'text-delta') {
+            if (part.delta) yield { type: 'text', text: part.delta };
+          } else if (part.type === 'tool-call') {
+            const { input, invalid } = parseToolInput(part.input);
+            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid };
+          } else if (part.type === 'finish') {
+            const reason = typeof part.finishReason === 'string' ? part.finishReason : part.finishReason.unified;
+            yield {
+              type: 'finish',
+              finishReason: reason,
+              usage: { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total },
+            };
+          } else if (part.type === 'error') {
+            failure ??= part.error;
           }
         }
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (request.signal.aborted) throw error;
         failure ??= error;
       } finally {
-        currentTimings = undefined;
+        reader?.releaseLock();
       }
-      if (failure !== undefined && !signal.aborted) {
-        throw new ProviderError(describeProviderError(failure, config.baseUrl));
+      if (failure !== undefined && !request.signal.aborted) {
+        throw new ProviderError(describeProviderError(failure, config.baseUrl, { answerStarted: reader !== undefined }));
       }
     },
   };
 }
 
-function invalidReason(error: unknown): string {
-  const message = (error as { message?: string } | undefined)?.message ?? 'the arguments could not be read';
-  if (/JSON/i.test(message)) return 'the arguments are not valid JSON';
-  if (/no such tool|NoSuchTool/i.test(message)) return 'there is no tool with that name';
-  return message;
+/** Tool-call arguments arrive as a JSON string; an empty one means no arguments. */
+export function parseToolInput(raw: string): { input: unknown; invalid?: string } {
+  if (!raw.trim()) return { input: {} };
+  try {
+    return { input: JSON.parse(raw) };
+  } catch {
+    return { input: raw, invalid: 'the arguments are not valid JSON' };
+  }
+}
+
+function retryDelay(error: APICallError): number {
+  const header = error.responseHeaders?.['retry-after'];
+  const seconds = header ? Number(header) : NaN;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? seconds * 1000 : RETRY_DELAY_MS;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
 }
 
 export interface ProviderCheck {

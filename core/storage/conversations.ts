@@ -106,13 +106,26 @@ export class ConversationStore {
   }
 
   /** Writes a message again after it changed (streamed text, a tool result). */
-  async put(message: StoredMessage): Promise<void> {
-    await this.db.messages.put(message);
+  put(message: StoredMessage): Promise<void> {
+    return this.putMany([message]);
   }
 
-  /** Writes several messages in one transaction. */
+  /**
+   * Writes several messages in one transaction. This is the agent loop's hot path, so it talks
+   * to IndexedDB directly (Dexie's own promise scheduling costs milliseconds a write here);
+   * IndexedDB keeps it in order with every Dexie transaction on the same database.
+   */
   async putMany(messages: StoredMessage[]): Promise<void> {
-    await this.db.messages.bulkPut(messages);
+    if (!this.db.isOpen()) await this.db.open();
+    const idb = this.db.backendDB();
+    await new Promise<void>((resolve, reject) => {
+      const tx = idb.transaction('messages', 'readwrite', { durability: 'relaxed' });
+      const table = tx.objectStore('messages');
+      for (const message of messages) table.put(message);
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error ?? new Error('The messages could not be saved.'));
+      tx.onabort = () => reject(tx.error ?? new Error('Saving the messages was aborted.'));
+    });
   }
 
   private async allocateSeq(conversationId: string): Promise<number> {

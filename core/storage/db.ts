@@ -92,7 +92,10 @@ export type SidequestDb = Dexie & {
  * here too because content scripts can read `storage.local` but never the extension's IndexedDB.
  */
 export function openDb(name = 'sidequest'): SidequestDb {
-  const db = new Dexie(name) as SidequestDb;
+  // Relaxed durability: a commit counts once the browser holds the data, without waiting for the
+  // disk to flush. It survives what we guard against (the worker or a page being stopped); only a
+  // crash of the operating system could lose the last writes. It halves the write time of a step.
+  const db = new Dexie(name, { chromeTransactionDurability: 'relaxed' }) as SidequestDb;
   db.version(1).stores({
     conversations: 'id, updatedAt, status',
     messages: 'id, conversationId, [conversationId+seq], role',

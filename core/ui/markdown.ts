@@ -8,6 +8,14 @@ const ALLOWED_PROTOCOLS = /^(https?:|mailto:)/i;
 
 md.validateLink = (url: string) => ALLOWED_PROTOCOLS.test(url.trim()) || /^#/.test(url.trim());
 
+// No remote images: loading one would tell a third party what the user reads. Show a link instead.
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx]!;
+  const src = String(token.attrGet('src') ?? '');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
+  return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt)}</a>`;
+};
+
 let hooked = false;
 function ensureHooks(): void {
   if (hooked) return;
@@ -16,10 +24,6 @@ function ensureHooks(): void {
     if (node.tagName === 'A') {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
-    }
-    if (node.tagName === 'IMG') {
-      // No remote images: loading one would tell a third party what the user reads.
-      node.removeAttribute('src');
     }
   });
 }

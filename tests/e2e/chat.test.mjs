@@ -156,6 +156,33 @@ for (const browserName of selectedBrowsers()) {
       await again.close();
     });
 
+    test('a run goes on when the sidebar closes, and the answer is there when it opens again', async () => {
+      model.reset();
+      model.queue([{ text: 'This answer was written while the sidebar was closed.', chunkSize: 6, delayMs: 120 }]);
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Work while I am away');
+      await sidebar.waitForText('This answer');
+      await sidebar.close();
+      await new Promise((r) => setTimeout(r, 1500));
+      const again = await openSidebar(h);
+      await again.waitForText('This answer was written while the sidebar was closed.');
+      await waitForIdle(again);
+      await again.close();
+    });
+
+    test('a provider that is down is said in words', async () => {
+      const options = await configureProvider(h, { baseUrl: 'http://127.0.0.1:9/v1' });
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Is anyone there?');
+      await sidebar.waitForText('Could not reach the model provider at http://127.0.0.1:9/v1');
+      await sidebar.waitForText('Is anyone there?');
+      await options.close();
+      (await configureProvider(h, { baseUrl: model.url })).close();
+      await sidebar.close();
+    });
+
     test('conversations: new, switch, rename, delete', async () => {
       model.reset();
       const sidebar = await openSidebar(h);

@@ -136,9 +136,7 @@ async function launchFirefox(profile) {
     await page.setViewport({ width, height });
     // Firefox over BiDi never resolves a goto to a moz-extension:// page: wait for content instead.
     page.goto(`${origin}/${p.replace(/^\//, '')}`).catch(() => undefined);
-    await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
-      timeout: 15_000,
-    });
+    await waitForApp(page);
     return wrapPuppeteer(page);
   };
 
@@ -277,6 +275,26 @@ function wrapPlaywright(page) {
   });
 }
 
+/**
+ * Waits until the extension page has rendered its app. The wait is started while the page still
+ * navigates, and a navigation ends a running wait ("Waiting failed"): start it again then.
+ */
+async function waitForApp(page, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
+        timeout: Math.max(1000, deadline - Date.now()),
+        polling: 100,
+      });
+      return;
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 function wrapPuppeteer(page) {
   return driver(page, {
     click: (sel) => page.click(sel),
@@ -289,9 +307,7 @@ function wrapPuppeteer(page) {
       // As with goto, a reload of a moz-extension:// page does not resolve over BiDi.
       page.reload().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 300));
-      await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
-        timeout: 15_000,
-      });
+      await waitForApp(page);
     },
   });
 }

@@ -182,6 +182,7 @@ export async function startModelServer(options = {}) {
     const text = reply.text ?? '';
     for (let i = 0; i < text.length; i += size) await send(chunk({ content: text.slice(i, i + size) }));
     if (reply.disconnect) {
+      await sleep(50); // let what was written reach the client, then cut the connection
       res.socket?.destroy();
       return;
     }

@@ -1,0 +1,158 @@
+// Size and speed figures of the walking skeleton. Run on demand: `npm run bench` (all), or
+// `node bench/run.mjs sizes|steps [chromium|firefox]`. Prints tables; writes nothing to the repo.
+//
+// - sizes: the sidebar's initial JavaScript (gzipped), the Chrome zip, the background bundle.
+// - steps: the time the extension adds per agent step, with the scripted model, in the real
+//   browser: model's last byte → tool starts, and tool ends → next request sent. Reported against
+//   the whole step time (request → next request) measured in the same run.
+
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startModelServer } from '../tests/model-server/server.mjs';
+import { launch, ROOT } from '../tests/e2e/harness.mjs';
+import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
+
+const KB = 1024;
+const what = process.argv[2] ?? 'all';
+const browsers = process.argv[3] ? [process.argv[3]] : ['chromium', 'firefox'];
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  for (const [i, row] of rows.entries()) {
+    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+const fmt = (ms) => `${ms.toFixed(2)} ms`;
+
+function sizes() {
+  console.log('\n## Sizes (fresh production build)\n');
+  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync('npx', ['wxt', 'zip'], { cwd: ROOT, stdio: 'ignore' });
+  const out = path.join(ROOT, '.output/chrome-mv3');
+  const html = readFileSync(path.join(out, 'sidepanel.html'), 'utf8');
+  // What the sidebar loads before it can show anything: its module script and the chunks it preloads.
+  const scripts = [...html.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+)"/g)].map((m) => m[1]);
+  const files = [...new Set(scripts)].map((src) => path.join(out, src.replace(/^\//, '')));
+  const jsRaw = files.reduce((n, f) => n + statSync(f).size, 0);
+  const jsGzip = files.reduce((n, f) => n + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  const zip = readdirSync(path.join(ROOT, '.output')).find((f) => f.endsWith('-chrome.zip'));
+  const zipSize = statSync(path.join(ROOT, '.output', zip)).size;
+  const background = statSync(path.join(out, 'background.js')).size;
+  const backgroundGzip = gzipSync(readFileSync(path.join(out, 'background.js')), { level: 9 }).length;
+  table([
+    ['what', 'size', 'budget', 'share of budget'],
+    [`sidebar initial JS, gzipped (${files.length} files)`, `${(jsGzip / KB).toFixed(1)} KB`, '200 KB', `${((jsGzip / (200 * KB)) * 100).toFixed(0)} %`],
+    ['sidebar initial JS, raw', `${(jsRaw / KB).toFixed(1)} KB`, '', ''],
+    [`Chrome zip (${zip})`, `${(zipSize / KB).toFixed(1)} KB`, '2048 KB', `${((zipSize / (2048 * KB)) * 100).toFixed(0)} %`],
+    ['background.js, raw / gzipped', `${(background / KB).toFixed(1)} / ${(backgroundGzip / KB).toFixed(1)} KB`, '', ''],
+  ]);
+}
+
+/** Calls the background's protocol from an extension page, as @webext-core/messaging does. */
+async function callBackground(page, type, data) {
+  const reply = await page.evaluate(
+    ([t, d]) => (globalThis.browser ?? globalThis.chrome).runtime.sendMessage({ id: 1, type: t, data: d, timestamp: Date.now() }),
+    [type, data],
+  );
+  if (reply?.err) throw new Error(reply.err.message);
+  return reply.res;
+}
+
+/** Times single IndexedDB writes of a message-sized record from an extension page (same backend as the background). */
+function measureIndexedDbWrite(page, count = 60) {
+  return page.evaluate(async (n) => {
+    const db = await new Promise((resolve, reject) => {
+      const req = indexedDB.open('sidequest-bench', 1);
+      req.onupgradeneeded = () => req.result.createObjectStore('m', { keyPath: 'id' });
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    const times = [];
+    for (let i = 0; i < n; i++) {
+      const record = { id: `m${i}`, role: 'tool', toolName: 'list_tabs', input: {}, result: { ok: true, output: [{ tab_id: i, title: 'x'.repeat(200) }] } };
+      const t0 = performance.now();
+      await new Promise((resolve, reject) => {
+        const tx = db.transaction('m', 'readwrite', { durability: 'relaxed' });
+        tx.objectStore('m').put(record);
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+      });
+      times.push(performance.now() - t0);
+    }
+    db.close();
+    return times;
+  }, count);
+}
+
+async function steps(browserName) {
+  const STEPS = 40;
+  const RUNS = 3;
+  const model = await startModelServer();
+  const h = await launch(browserName);
+  try {
+    (await configureProvider(h, { baseUrl: model.url })).close();
+    const sidebar = await openSidebar(h);
+    await sidebar.evaluate(() => (globalThis.browser ?? globalThis.chrome).storage.local.set({ agent: { maxSteps: 100 } }));
+    const stepTimes = [];
+    for (let run = 0; run < RUNS; run++) {
+      model.reset();
+      model.setScript((req) => {
+        const done = req.messages.filter((m) => m.role === 'tool').length;
+        return done < STEPS ? { toolCalls: [{ name: 'list_tabs', arguments: {} }] } : { text: 'All steps done.' };
+      });
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, `Benchmark run ${run + 1}`);
+      await sidebar.waitForText('All steps done.', { timeout: 120_000 });
+      await waitForIdle(sidebar);
+      for (let i = 1; i < model.requests.length; i++) stepTimes.push(model.requests[i].receivedAt - model.requests[i - 1].receivedAt);
+    }
+    const timings = await callBackground(sidebar, 'getStepTimings');
+    const idbWrites = await measureIndexedDbWrite(sidebar);
+    const start = timings.map((t) => t.toolStartDelay);
+    const next = timings.map((t) => t.nextRequestDelay);
+    const total = timings.map((t) => t.toolStartDelay + t.nextRequestDelay);
+    console.log(`\n## Per-step overhead in ${browserName} (${timings.length} tool steps, scripted model on 127.0.0.1)\n`);
+    table([
+      ['interval', 'median', 'p95'],
+      ["model's last byte → tool starts", fmt(quantile(start, 0.5)), fmt(quantile(start, 0.95))],
+      ['tool ends → next request sent', fmt(quantile(next, 0.5)), fmt(quantile(next, 0.95))],
+      ['extension overhead per step (sum)', fmt(quantile(total, 0.5)), fmt(quantile(total, 0.95))],
+      ['whole step, request → next request (baseline)', fmt(quantile(stepTimes, 0.5)), fmt(quantile(stepTimes, 0.95))],
+      ['one IndexedDB write, same browser (baseline)', fmt(quantile(idbWrites, 0.5)), fmt(quantile(idbWrites, 0.95))],
+    ]);
+    const part = (k) => fmt(quantile(timings.map((t) => t.parts[k]), 0.5));
+    console.log('\nWhere it goes (medians):');
+    table([
+      ['part', 'median'],
+      ['last byte → SDK stream ends', part('streamEnd')],
+      ['answer + tool calls: write issued', part('persist')],
+      ['→ tool starts', part('toStart')],
+      ['tool ends → step and result writes committed', part('written')],
+      ['tool ends → next request sent (waits for the writes)', part('toRequest')],
+    ]);
+    console.log(`\noverhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);
+    console.log(`overhead / one IndexedDB write (medians): ${(quantile(total, 0.5) / quantile(idbWrites, 0.5)).toFixed(2)}×; budget: overhead median ≤ 5 ms`);
+  } finally {
+    await h.close();
+    await model.close();
+  }
+}
+
+if (what === 'all' || what === 'sizes') sizes();
+if (what === 'all' || what === 'steps') {
+  execFileSync('npm', ['run', '--silent', 'build:all'], { cwd: ROOT, stdio: 'ignore' });
+  for (const b of browsers) await steps(b);
+}

@@ -1,0 +1,138 @@
+import { createPinia, setActivePinia } from 'pinia';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { UiEvent } from '@/core/messaging/protocol';
+import type { AssistantMessage, Conversation, StoredMessage, ToolMessage, UserMessage } from '@/core/storage/db';
+import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
+
+// The store's two boundaries with the background: requests, and the live event port. The real
+// ones are exercised end to end in tests/e2e; here a small in-memory background answers.
+const background = vi.hoisted(() => ({
+  conversations: [] as Conversation[],
+  messages: new Map<string, StoredMessage[]>(),
+  onEvent: undefined as undefined | ((event: UiEvent) => void),
+  failSend: false,
+}));
+
+vi.mock('@/core/ui/events', () => ({
+  connectEvents: (onEvent: (event: UiEvent) => void) => {
+    background.onEvent = onEvent;
+    return { close: () => undefined };
+  },
+}));
+
+vi.mock('@/core/messaging/protocol', () => ({
+  sendMessage: async (type: string, data: any) => {
+    switch (type) {
+      case 'listConversations':
+        return background.conversations;
+      case 'getConversation': {
+        const conversation = background.conversations.find((c) => c.id === data.id);
+        return conversation ? { conversation, messages: background.messages.get(data.id) ?? [], running: false } : null;
+      }
+      case 'createConversation': {
+        const conversation = conv('new-one', 'New conversation', 50);
+        background.conversations.push(conversation);
+        return conversation;
+      }
+      case 'sendMessage':
+        if (background.failSend) throw new Error('The agent is still working in this conversation.');
+        return undefined;
+      case 'renameConversation':
+        return { ...background.conversations.find((c) => c.id === data.id)!, title: data.title };
+      default:
+        return undefined;
+    }
+  },
+}));
+
+const { useChatStore } = await import('@/stores/chat');
+
+function conv(id: string, title: string, updatedAt: number): Conversation {
+  return { id, title, createdAt: 0, updatedAt, status: 'idle' };
+}
+const base = { conversationId: 'a', createdAt: 0 };
+const user = (id: string, seq: number, text: string): UserMessage => ({ ...base, id, seq, role: 'user', text });
+const assistant = (id: string, seq: number, text: string, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
+  ...base, id, seq, role: 'assistant', text, status: 'complete', toolCalls: [], ...extra,
+});
+
+describe('chat store', () => {
+  beforeEach(async () => {
+    setActivePinia(createPinia());
+    background.conversations = [conv('a', 'Alpha', 10), conv('b', 'Beta', 20)];
+    background.messages = new Map([['a', [user('u1', 0, 'hi'), assistant('m1', 1, 'hello')]]]);
+    background.failSend = false;
+    await activeConversationId.setValue('a');
+  });
+
+  it('opens the conversation the sidebar showed last, newest conversations first', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    expect(chat.conversations.map((c) => c.id)).toEqual(['b', 'a']);
+    expect(chat.activeId).toBe('a');
+    expect(chat.visibleMessages.map((m) => m.id)).toEqual(['u1', 'm1']);
+  });
+
+  it('applies streamed pieces by offset: no gap, no repeat', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    emit({ type: 'message', message: assistant('m2', 2, '', { status: 'streaming' }) });
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'Hel', offset: 0 });
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'lo', offset: 3 });
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'lo', offset: 3 }); // repeated
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'lo w', offset: 3 }); // overlaps
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: '!', offset: 42 }); // a gap: wait for the final message
+    emit({ type: 'delta', conversationId: 'b', messageId: 'm2', text: 'other', offset: 6 }); // another conversation
+    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello w');
+    emit({ type: 'message', message: assistant('m2', 2, 'Hello world!') });
+    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello world!');
+  });
+
+  it('keeps messages in order and files tool results by call id', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    const late = assistant('m4', 4, 'later');
+    emit({ type: 'message', message: late });
+    emit({ type: 'message', message: assistant('m3', 3, 'earlier', { toolCalls: [{ id: 'c1', name: 'list_tabs', input: {} }] }) });
+    const tool: ToolMessage = { ...base, id: 't1', seq: 5, role: 'tool', toolCallId: 'c1', toolName: 'list_tabs', input: {}, status: 'done', result: { ok: true, output: [] } };
+    emit({ type: 'message', message: tool });
+    expect(chat.visibleMessages.map((m) => m.id)).toEqual(['u1', 'm1', 'm3', 'm4']);
+    expect(chat.toolResults.get('c1')).toEqual(tool);
+  });
+
+  it('creates the conversation on the first message, and keeps the error when sending fails', async () => {
+    await activeConversationId.setValue(null);
+    const chat = useChatStore();
+    await chat.init();
+    expect(chat.activeId).toBeNull();
+    expect(await chat.send('First words')).toBe(true);
+    expect(chat.activeId).toBe('new-one');
+    expect(await activeConversationId.getValue()).toBe('new-one');
+
+    background.failSend = true;
+    expect(await chat.send('Second words')).toBe(false);
+    expect(chat.requestError).toMatch(/still working/);
+    expect(chat.running).toBe(false);
+  });
+
+  it('follows the conversation status and removes deleted conversations', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    emit({ type: 'conversation', conversation: { ...conv('a', 'Alpha', 99), status: 'running' }, running: true });
+    expect(chat.running).toBe(true);
+    expect(chat.conversations[0]!.id).toBe('a');
+    emit({ type: 'conversation-deleted', id: 'a' });
+    await vi.waitFor(() => expect(chat.activeId).toBeNull());
+    expect(chat.conversations.map((c) => c.id)).toEqual(['b']);
+  });
+
+  it('switches when the popup asks for a conversation', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    await sidebarRequest.setValue({ conversationId: 'b', at: Date.now() });
+    await vi.waitFor(() => expect(chat.activeId).toBe('b'));
+  });
+});

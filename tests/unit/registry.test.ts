@@ -1,0 +1,260 @@
+import Ajv from 'ajv';
+import { describe, expect, it, vi } from 'vitest';
+import { validators } from 'virtual:tool-validators';
+import {
+  capOutput,
+  defineTool,
+  DuplicateToolError,
+  ToolRegistry,
+  type PluginStateStore,
+} from '@/core/registry/registry';
+import type { Plugin, ToolDefinition, ValidatorFactory } from '@/core/registry/types';
+import { fromAjv, precompiledValidators } from '@/core/registry/validation';
+
+// Node allows eval, so tests may compile schemas at run time; the extension uses build-time ones.
+const ajv = new Ajv({ allErrors: true, strict: false });
+const runtimeValidators: ValidatorFactory = (tool) => fromAjv(ajv.compile(tool.inputSchema));
+
+const add = defineTool<{ a: number; b: number }, number>({
+  name: 'add',
+  description: 'Adds two numbers.',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+  execute: ({ a, b }) => a + b,
+});
+
+function plugin(id: string, tools: ToolDefinition[] = [add], extra: Partial<Plugin> = {}): Plugin {
+  return { id, name: id, description: `${id} tools`, source: 'builtin', tools, ...extra };
+}
+
+function memoryState(initial: Record<string, boolean> = {}): PluginStateStore & { saved: Record<string, boolean> } {
+  const store = {
+    saved: { ...initial },
+    load: async () => ({ ...store.saved }),
+    save: async (state: Record<string, boolean>) => {
+      store.saved = { ...state };
+    },
+  };
+  return store;
+}
+
+describe('ToolRegistry', () => {
+  it('runs a tool with valid input and returns its output as data', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    registry.register(plugin('math'));
+    expect(await registry.invoke('add', { a: 2, b: 3 })).toEqual({ ok: true, output: 5 });
+  });
+
+  it('validates input against the schema before execute runs', async () => {
+    const execute = vi.fn(() => 1);
+    const registry = new ToolRegistry(runtimeValidators);
+    registry.register(plugin('math', [{ ...add, execute }]));
+    const result = await registry.invoke('add', { a: 'two', c: 1 });
+    expect(execute).not.toHaveBeenCalled();
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.code).toBe('invalid_input');
+    expect(result.error).toMatch(/^Invalid parameters for tool add: /);
+    expect(result.error).toContain('a must be number');
+    expect(result.error).toContain("must have required property 'b'");
+    expect(result.error).toContain('unknown property "c"');
+  });
+
+  it('treats a missing input as an empty object', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const noArgs = defineTool({ name: 'ping', description: 'p', inputSchema: { type: 'object' }, execute: () => 'pong' });
+    registry.register(plugin('p', [noArgs]));
+    expect(await registry.invoke('ping', undefined)).toEqual({ ok: true, output: 'pong' });
+  });
+
+  it('refuses a duplicate tool name, and adds nothing of the refused plugin', () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    registry.register(plugin('math'));
+    const other = defineTool({ name: 'other', description: 'o', inputSchema: { type: 'object' }, execute: () => 0 });
+    expect(() => registry.register(plugin('math2', [other, add]))).toThrow(DuplicateToolError);
+    expect(() => registry.register(plugin('math2', [other, add]))).toThrow(/Tool "add" is already registered by plugin "math"/);
+    expect(registry.describe('other')).toBeUndefined();
+    expect(registry.listPlugins().map((p) => p.plugin.id)).toEqual(['math']);
+  });
+
+  it('refuses a duplicate name inside one plugin and a duplicate plugin id', () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    expect(() => registry.register(plugin('twice', [add, add]))).toThrow(DuplicateToolError);
+    registry.register(plugin('math'));
+    const sub = defineTool({ name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
+    expect(() => registry.register(plugin('math', [sub]))).toThrow(/already registered/);
+  });
+
+  it('returns a disposer that removes the plugin and frees its names', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const dispose = registry.register(plugin('math'));
+    dispose();
+    dispose(); // twice is harmless
+    expect(registry.listTools()).toEqual([]);
+    expect((await registry.invoke('add', { a: 1, b: 1 })).ok).toBe(false);
+    registry.register(plugin('math'));
+    expect(registry.listTools().map((t) => t.name)).toEqual(['add']);
+  });
+
+  it('a stale disposer does not remove a plugin registered again under the same id', () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const stale = registry.register(plugin('math'));
+    stale();
+    registry.register(plugin('math'));
+    stale();
+    expect(registry.listTools().map((t) => t.name)).toEqual(['add']);
+  });
+
+  it('hides the tools of a disabled plugin from the model and refuses to run them', async () => {
+    const state = memoryState();
+    const registry = new ToolRegistry(runtimeValidators, state);
+    registry.register(plugin('math'));
+    await registry.loadState();
+    await registry.setEnabled('math', false);
+    expect(state.saved).toEqual({ math: false });
+    expect(registry.listTools()).toEqual([]);
+    const result = await registry.invoke('add', { a: 1, b: 2 });
+    expect(result).toMatchObject({ ok: false, code: 'disabled' });
+    await registry.setEnabled('math', true);
+    expect(registry.listTools()).toHaveLength(1);
+  });
+
+  it('loads the persisted on/off state and honours enabledByDefault', async () => {
+    const registry = new ToolRegistry(runtimeValidators, memoryState({ math: false }));
+    registry.register(plugin('math'));
+    const sub = defineTool({ name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
+    registry.register(plugin('off', [sub], { enabledByDefault: false }));
+    await registry.loadState();
+    expect(registry.isEnabled('math')).toBe(false);
+    expect(registry.isEnabled('off')).toBe(false);
+    registry.applyState({ math: true, off: true });
+    expect(registry.listTools().map((t) => t.name).sort()).toEqual(['add', 'sub']);
+  });
+
+  it('turns a thrown error into an error result the model can read', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const boom = defineTool({
+      name: 'boom',
+      description: 'b',
+      inputSchema: { type: 'object' },
+      execute: () => {
+        throw new Error('Tab 12 does not exist. Call list_tabs.');
+      },
+    });
+    const rejects = defineTool({ name: 'rejects', description: 'r', inputSchema: { type: 'object' }, execute: () => Promise.reject('plain string') });
+    registry.register(plugin('b', [boom, rejects]));
+    expect(await registry.invoke('boom', {})).toEqual({ ok: false, code: 'failed', error: 'Tab 12 does not exist. Call list_tabs.' });
+    expect(await registry.invoke('rejects', {})).toEqual({ ok: false, code: 'failed', error: 'plain string' });
+  });
+
+  it('stops a tool that does not finish in time, and aborts its signal', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    let seen: AbortSignal | undefined;
+    const slow = defineTool({
+      name: 'slow',
+      description: 's',
+      inputSchema: { type: 'object' },
+      execute: (_input, { signal }) => {
+        seen = signal;
+        return new Promise(() => undefined);
+      },
+    });
+    registry.register(plugin('s', [slow]));
+    const result = await registry.invoke('slow', {}, { timeoutMs: 50 });
+    expect(result).toEqual({ ok: false, code: 'timeout', error: 'Tool slow did not finish within 50 ms and was stopped.' });
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('uses a tool’s own timeout over the call’s', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const slowish = defineTool({
+      name: 'slowish',
+      description: 's',
+      inputSchema: { type: 'object' },
+      timeoutMs: 500,
+      execute: () => new Promise((resolve) => setTimeout(() => resolve('done'), 80)),
+    });
+    registry.register(plugin('s', [slowish]));
+    expect(await registry.invoke('slowish', {}, { timeoutMs: 20 })).toEqual({ ok: true, output: 'done' });
+  });
+
+  it('stops a running tool when the run is stopped', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const hang = defineTool({ name: 'hang', description: 'h', inputSchema: { type: 'object' }, execute: () => new Promise(() => undefined) });
+    registry.register(plugin('h', [hang]));
+    const controller = new AbortController();
+    const pending = registry.invoke('hang', {}, { signal: controller.signal });
+    controller.abort();
+    expect(await pending).toMatchObject({ ok: false, code: 'aborted' });
+    expect(await registry.invoke('hang', {}, { signal: controller.signal })).toMatchObject({ ok: false, code: 'aborted' });
+  });
+
+  it('reports an unknown tool', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    expect(await registry.invoke('nope', {})).toMatchObject({ ok: false, code: 'not_found', error: expect.stringMatching(/^Tool nope not found/) });
+  });
+
+  it('checks `allow` when a tool is called, not only when tools are listed', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    registry.register(plugin('math'));
+    const allow = (spec: { pluginId: string }) => spec.pluginId !== 'math';
+    expect(registry.listTools(allow)).toEqual([]);
+    expect(await registry.invoke('add', { a: 1, b: 2 }, { allow })).toMatchObject({ ok: false, code: 'disabled' });
+  });
+
+  it('makes outputs JSON-safe and cuts oversized ones with a note', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const cyclic: Record<string, unknown> = { name: 'x', when: new Date(0), fn: () => 1, gone: undefined };
+    cyclic.self = cyclic;
+    const weird = defineTool({ name: 'weird', description: 'w', inputSchema: { type: 'object' }, execute: () => cyclic });
+    const big = defineTool({ name: 'big', description: 'b', inputSchema: { type: 'object' }, execute: () => 'x'.repeat(500) });
+    registry.register(plugin('w', [weird, big]));
+    expect(await registry.invoke('weird', {})).toEqual({
+      ok: true,
+      output: { name: 'x', when: '<Date instance>', fn: '<Function object>', self: '<Circular reference>' },
+    });
+    const cut = await registry.invoke('big', {}, { maxOutputChars: 100 });
+    expect(cut.ok && cut.truncated).toBe(true);
+    expect(cut.ok && String(cut.output)).toMatch(/\[Output cut: it was 502 characters as JSON, the limit is 100\./);
+    expect(capOutput({ a: 1 }, 100)).toEqual({ ok: true, output: { a: 1 } });
+  });
+
+  it('notifies listeners of changes', async () => {
+    const registry = new ToolRegistry(runtimeValidators, memoryState());
+    const listener = vi.fn();
+    const off = registry.onChange(listener);
+    const dispose = registry.register(plugin('math'));
+    await registry.setEnabled('math', false);
+    dispose();
+    off();
+    registry.register(plugin('again'));
+    expect(listener).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe('precompiled validators', () => {
+  it('validates built-in tools with the functions compiled at build time', async () => {
+    const registry = new ToolRegistry(precompiledValidators(validators));
+    const { createTabsPlugin } = await import('@/plugins/tabs');
+    registry.register(createTabsPlugin());
+    const result = await registry.invoke('close_tab', { tab_id: 'seven' });
+    expect(result).toEqual({ ok: false, code: 'invalid_input', error: 'Invalid parameters for tool close_tab: tab_id must be integer' });
+  });
+
+  it('refuses to register a built-in tool whose schema was not compiled', () => {
+    const registry = new ToolRegistry(precompiledValidators(validators));
+    expect(() => registry.register(plugin('math'))).toThrow(/No compiled validator for built-in tool "add"/);
+  });
+
+  it('sends other sources to the fallback, and fails clearly without one', () => {
+    const page = plugin('page:1', [add], { source: 'page', scope: { tabId: 1, origin: 'https://a.test' } });
+    expect(() => new ToolRegistry(precompiledValidators(validators)).register(page)).toThrow(/No validator available for page tool/);
+    const registry = new ToolRegistry(precompiledValidators(validators, runtimeValidators));
+    registry.register(page);
+    expect(registry.describe('add')).toMatchObject({ source: 'page', origin: 'https://a.test' });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { openDb } from '@/core/storage/db';
+import { DEFAULT_BASE_URL, ProviderSecrets, providerSettings, validateProviderSettings } from '@/core/storage/settings';
+
+describe('provider settings', () => {
+  it('defaults to a local Ollama', async () => {
+    expect(await providerSettings.getValue()).toEqual({ baseUrl: DEFAULT_BASE_URL, model: 'llama3.2' });
+  });
+
+  it('cleans and validates what the options page sends', () => {
+    expect(validateProviderSettings({ baseUrl: ' https://api.openai.com/v1/ ', model: ' gpt-4o-mini ' })).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-4o-mini',
+    });
+    expect(() => validateProviderSettings({ baseUrl: 'not a url', model: 'm' })).toThrow(/Base URL must be a full address/);
+    expect(() => validateProviderSettings({ baseUrl: 'ftp://x/v1', model: 'm' })).toThrow(/http:\/\/ or https:\/\//);
+    expect(() => validateProviderSettings({ baseUrl: 'http://x/v1', model: '  ' })).toThrow(/Model must not be empty/);
+  });
+
+  it('keeps the API key in IndexedDB, not in storage.local', async () => {
+    const db = openDb('test-secrets');
+    const secrets = new ProviderSecrets(db);
+    expect(await secrets.getApiKey()).toBeUndefined();
+    await secrets.setApiKey('  sk-123 ');
+    expect(await secrets.getApiKey()).toBe('sk-123');
+    const { fakeBrowser } = await import('wxt/testing');
+    expect(JSON.stringify(await fakeBrowser.storage.local.get(null))).not.toContain('sk-123');
+    await secrets.setApiKey('');
+    expect(await secrets.getApiKey()).toBeUndefined();
+    db.close();
+  });
+});
