@@ -106,7 +106,7 @@ for (const browserName of selectedBrowsers()) {
       other = await startFixtureServer({ pages: HOSTILE });
       third = await startFixtureServer({ pages: HOSTILE });
       h = await launch(browserName);
-      (await configureProvider(h, { baseUrl: model.url })).close();
+      await (await configureProvider(h, { baseUrl: model.url })).close();
       app = await h.newPage(demo.url('/shop.html'));
       sidebar = await openSidebar(h);
     });
@@ -123,10 +123,21 @@ for (const browserName of selectedBrowsers()) {
     async function ask(text) {
       await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, text);
-      // Every reply of the scripted model ends with one of these.
-      await sidebar.waitForText(/The page tool answered|The tool answered|You said|I have no/, {
-        within: 'article.assistant:last-of-type .markdown',
-        timeout: 60_000,
+      // The answer to *this* message (not one still shown from the previous conversation): every
+      // reply of the scripted model ends with one of these.
+      await sidebar.waitFor(
+        ([sent, pattern]) => {
+          const articles = [...document.querySelectorAll('main article')];
+          const at = articles.findLastIndex((a) => a.classList.contains('user'));
+          if (at < 0 || articles[at].textContent.trim() !== sent) return false;
+          const answer = articles.slice(at + 1).filter((a) => a.classList.contains('assistant')).at(-1)?.querySelector('.markdown');
+          return Boolean(answer && new RegExp(pattern).test(answer.textContent));
+        },
+        [text, 'The page tool answered|The tool answered|You said|I have no'],
+        { timeout: 60_000 },
+      ).catch(async (error) => {
+        const shown = await sidebar.evaluate(() => [...document.querySelectorAll('main article')].map((a) => `${a.className}: ${a.textContent}`));
+        throw new Error(`No answer to "${text}". The sidebar shows:\n${shown.join('\n')}`, { cause: error });
       });
       await waitForIdle(sidebar, 60_000);
       return lastAnswer(sidebar);
@@ -184,7 +195,11 @@ for (const browserName of selectedBrowsers()) {
       const toolMessage = model.requests[1].messages.find((m) => m.role === 'tool');
       assert.match(contentText(toolMessage), new RegExp(`page tool \\\\"getGlobalState\\\\" of ${demo.origin.replace(/\./g, '\\.')}`));
       // The card marks the page tool with its site.
-      await sidebar.waitForText(new URL(demo.origin).host, { within: 'details.tool .site' });
+      // textContent, not innerText: a message scrolled out of view is not rendered (content-visibility).
+      await sidebar.waitFor(
+        (host) => [...document.querySelectorAll('details.tool .site')].some((el) => el.textContent.includes(host)),
+        new URL(demo.origin).host,
+      );
       await sidebar.evaluate(() => document.querySelector('details.tool summary')?.click());
       await sidebar.screenshot(screenshotPath(browserName, 'page-tools-cart-answer'));
     });
