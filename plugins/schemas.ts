@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from 'json-schema';
+import { pageToolsSchemas } from './page-tools/schemas';
 import { tabsSchemas } from './tabs/schemas';
 
 /**
@@ -8,4 +9,5 @@ import { tabsSchemas } from './tabs/schemas';
  */
 export const builtinSchemas: Record<string, JSONSchema7> = {
   ...tabsSchemas,
+  ...pageToolsSchemas,
 };

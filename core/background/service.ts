@@ -7,6 +7,9 @@ import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/p
 import { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
 import { precompiledValidators } from '@/core/registry/validation';
+import { PageToolsManager } from '@/core/page-tools/manager';
+import { pageToolValidators } from '@/core/page-tools/validator';
+import { sitePermissions } from '@/core/storage/site-permissions';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import {
@@ -26,6 +29,8 @@ export interface PluginServices {
   hub: EventHub;
   /** A model client for the provider as configured now (summaries, sub-agents). */
   getModelClient(): Promise<ModelClient>;
+  /** The tools web pages offer (devtoolstooldiscovery, WebMCP), bridged into the registry. */
+  pageTools: PageToolsManager;
 }
 
 export interface BackgroundOptions {
@@ -43,12 +48,22 @@ export function startBackground({ plugins }: BackgroundOptions) {
   const store = new ConversationStore(db);
   const secrets = new ProviderSecrets(db);
   const hub = new EventHub();
-  const registry = new ToolRegistry(precompiledValidators(validators), {
+  // Page tools' schemas arrive at run time: validated by an interpreting validator (no eval).
+  const registry = new ToolRegistry(precompiledValidators(validators, pageToolValidators), {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
   const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
-  for (const plugin of plugins({ registry, store, hub, getModelClient })) registry.register(plugin);
+  const pageTools = new PageToolsManager({
+    registry,
+    permissions: { load: () => sitePermissions.getValue(), save: (all) => sitePermissions.setValue(all) },
+    onChange: () => {
+      hub.broadcast({ type: 'page-tools', tabs: pageTools.views() });
+      hub.broadcast({ type: 'site-permissions', permissions: pageTools.listPermissions() });
+    },
+  });
+  pageTools.listen();
+  for (const plugin of plugins({ registry, store, hub, getModelClient, pageTools })) registry.register(plugin);
 
   const stepTimings: StepTiming[] = [];
   const runner = new AgentRunner({
@@ -94,6 +109,7 @@ export function startBackground({ plugins }: BackgroundOptions) {
   // Everything that reads settings or storage waits for start-up to finish.
   const ready = (async () => {
     await registry.loadState();
+    await pageTools.start();
     const recovered = await store.recoverInterrupted(runner.runningIds());
     for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation, running: false });
   })();
@@ -153,6 +169,30 @@ export function startBackground({ plugins }: BackgroundOptions) {
     return pluginInfos();
   });
   handle('getStepTimings', () => [...stepTimings]);
+  handle('listPageTools', () => pageTools.views());
+  handle('refreshPageTools', ({ tabId, reason }) => pageTools.refresh(tabId, reason ?? 'refresh'));
+  handle('decidePageTools', async ({ origin, decision }) => {
+    await pageTools.decide(origin, decision);
+    return pageTools.views();
+  });
+  handle('listSitePermissions', () => pageTools.listPermissions());
+  handle('revokeSitePermission', async ({ origin }) => {
+    await pageTools.revoke(origin);
+    return pageTools.listPermissions();
+  });
+  handle('measureToolCalls', async ({ name, input, iterations }) => {
+    const durations: number[] = [];
+    let ok = 0;
+    let lastError: string | undefined;
+    for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
+      const started = performance.now();
+      const result = await registry.invoke(name, input);
+      durations.push(performance.now() - started);
+      if (result.ok) ok++;
+      else lastError = result.error;
+    }
+    return { durations, ok, lastError };
+  });
 
   /** Registers a handler that only the extension's own pages may call, after start-up. */
   function handle<K extends keyof ProtocolMap>(
@@ -166,5 +206,5 @@ export function startBackground({ plugins }: BackgroundOptions) {
     });
   }
 
-  return { registry, runner, store, hub, ready, browser };
+  return { registry, runner, store, hub, ready, browser, pageTools };
 }

@@ -1,5 +1,6 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
+import type { ConsentDecision, PageTabView, SitePermission } from '@/core/page-tools/types';
 import type { PluginSource } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
@@ -47,6 +48,17 @@ export interface ProtocolMap {
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
   /** Per-step overhead figures of recent runs (for bench/). */
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
+  /** The page tools every tab offers now. */
+  listPageTools(): PageTabView[];
+  /** Asks a tab for a fresh list; null when its page offers no tools. */
+  refreshPageTools(data: { tabId: number; reason?: string }): PageTabView | null;
+  /** The user's answer to "allow this site's tools?". */
+  decidePageTools(data: { origin: string; decision: ConsentDecision }): PageTabView[];
+  listSitePermissions(): SitePermission[];
+  /** Forgets a site's decision: its tools wait for the user's answer again. */
+  revokeSitePermission(data: { origin: string }): SitePermission[];
+  /** Runs a registry tool `iterations` times and returns each call's time in ms (for bench/). */
+  measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string };
 }
 
 export const messaging = defineExtensionMessaging<ProtocolMap>();
@@ -62,4 +74,6 @@ export type UiEvent =
   | { type: 'message'; message: StoredMessage }
   /** A piece of streamed text; `offset` is where it starts in the message's text. */
   | { type: 'delta'; conversationId: string; messageId: string; text: string; offset: number }
-  | { type: 'plugins'; plugins: PluginInfo[] };
+  | { type: 'plugins'; plugins: PluginInfo[] }
+  | { type: 'page-tools'; tabs: PageTabView[] }
+  | { type: 'site-permissions'; permissions: SitePermission[] };

@@ -1,0 +1,19 @@
+import { installMainWorldBridge } from '@/core/page-tools/main-world';
+
+/**
+ * The page's MAIN world, before its own scripts: discovers `devtoolstooldiscovery` tools,
+ * provides WebMCP's `modelContext` where the browser has none, and runs tools for the agent.
+ * Top frame of http(s) pages only. No extension API is reachable from here.
+ */
+export default defineContentScript({
+  matches: ['http://*/*', 'https://*/*'],
+  world: 'MAIN',
+  runAt: 'document_start',
+  main() {
+    const mark = Symbol.for('sidequest.page-tools');
+    const win = window as unknown as Record<symbol, boolean>;
+    if (win[mark]) return;
+    Object.defineProperty(window, mark, { value: true });
+    installMainWorldBridge(window);
+  },
+});
