@@ -1,8 +1,22 @@
 import type { PluginServices } from '@/core/background/service';
 import type { Plugin } from '@/core/registry/types';
+import { createInteractionPlugin } from './interaction';
+import { createScriptingPlugin } from './scripting';
+import { loadQuickJS } from './scripting/quickjs';
+import { Sandbox } from './scripting/sandbox';
+import { createSubAgentsPlugin } from './subagents';
 import { createTabsPlugin } from './tabs';
+import { createTasksPlugin } from './tasks';
+import { createWorkspacePlugin } from './workspace';
 
 /** Every built-in plugin, in the order settings list them. */
-export function builtinPlugins(_services: PluginServices): Plugin[] {
-  return [createTabsPlugin()];
+export function builtinPlugins(services: PluginServices): Plugin[] {
+  return [
+    createTabsPlugin(),
+    createWorkspacePlugin({ onChange: (path) => services.hub.broadcast({ type: 'workspace', path }) }),
+    createInteractionPlugin(services.questions),
+    createTasksPlugin(services.tasks),
+    createScriptingPlugin(new Sandbox(loadQuickJS)),
+    createSubAgentsPlugin(services),
+  ];
 }

@@ -1,6 +1,7 @@
 import type { Component } from 'vue';
 import SettingsPlugins from './SettingsPlugins.vue';
 import SettingsProvider from './SettingsProvider.vue';
+import SettingsWorkspace from './SettingsWorkspace.vue';
 
 /** One page of the settings; the navigation lists them by group, in this order. */
 export interface SettingsSection {
@@ -13,4 +14,5 @@ export interface SettingsSection {
 export const sections: SettingsSection[] = [
   { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider },
   { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins },
+  { id: 'workspace', group: 'Data', title: 'Workspace files', component: SettingsWorkspace },
 ];

@@ -1,6 +1,8 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
-import type { PluginSource } from '@/core/registry/types';
+import type { PendingQuestion } from '@/core/background/questions';
+import type { Task } from '@/core/background/task-board';
+import type { PluginSource, SubAgentEvent } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
 /** A plugin as settings and the UI list it. */
@@ -47,6 +49,12 @@ export interface ProtocolMap {
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
   /** Per-step overhead figures of recent runs (for bench/). */
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
+  /** The agent's task list of a conversation (tasks plugin). */
+  getTasks(data: { conversationId: string }): Task[];
+  /** The ask_user questions waiting for an answer, in every conversation. */
+  listQuestions(): PendingQuestion[];
+  /** Answers a question: text, one option, several options (multiple), or null to skip it. */
+  answerQuestion(data: { id: string; answer: string | string[] | null }): void;
 }
 
 export const messaging = defineExtensionMessaging<ProtocolMap>();
@@ -62,4 +70,13 @@ export type UiEvent =
   | { type: 'message'; message: StoredMessage }
   /** A piece of streamed text; `offset` is where it starts in the message's text. */
   | { type: 'delta'; conversationId: string; messageId: string; text: string; offset: number }
-  | { type: 'plugins'; plugins: PluginInfo[] };
+  | { type: 'plugins'; plugins: PluginInfo[] }
+  /** A conversation's task list changed. */
+  | { type: 'tasks'; conversationId: string; tasks: Task[] }
+  /** ask_user: a question waits for the user; it closed (answered, skipped, timed out, withdrawn). */
+  | { type: 'question'; question: PendingQuestion }
+  | { type: 'question-closed'; id: string; conversationId?: string }
+  /** A sub-agent started by the tool call `toolCallId` reported something. */
+  | { type: 'sub_agent_event'; conversationId: string; toolCallId: string; event: SubAgentEvent }
+  /** A tool changed the workspace at `path`. */
+  | { type: 'workspace'; path: string };

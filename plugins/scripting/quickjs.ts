@@ -1,17 +1,12 @@
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import wasmPath from '@jitl/quickjs-wasmfile-release-sync/wasm?url';
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { browser } from 'wxt/browser';
+import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 
 /**
- * Loads QuickJS in the background: the .wasm file ships with the extension (Vite copies it and
- * gives its path) and is compiled on first use, so the background starts no slower. Compiling
+ * Loads QuickJS in the background, on the first sandbox run (so the background starts no
+ * slower). The build inlines the 0.5 MB .wasm into background.js as a data: URL (WXT bundles the
+ * background into one file), which the Emscripten loader fetches and compiles. Compiling
  * WebAssembly needs 'wasm-unsafe-eval' in MV3's CSP (wxt.config.ts); Firefox MV2 allows it.
  */
-export async function loadQuickJS(): Promise<QuickJSWASMModule> {
-  const url = browser.runtime.getURL(wasmPath as '/');
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not load ${wasmPath} (HTTP ${response.status})`);
-  const wasmModule = await WebAssembly.compile(await response.arrayBuffer());
-  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule }));
+export function loadQuickJS(): Promise<QuickJSWASMModule> {
+  return newQuickJSWASMModuleFromVariant(variant);
 }
