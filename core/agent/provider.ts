@@ -108,7 +108,9 @@ export function createOpenAICompatibleClient(config: ProviderConfig): ModelClien
             case 'tool-call': {
               if (seenCalls.has(part.toolCallId)) break;
               seenCalls.add(part.toolCallId);
-              const invalid = part.invalid ? invalidReason(part.error) : undefined;
+              // A call of a tool that was not offered goes to the registry, which says why it may
+              // not run (unknown, switched off, not for this sub-agent) in its own words.
+              const invalid = part.invalid && !isNoSuchTool(part.error) ? invalidReason(part.error) : undefined;
               yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: part.input, invalid };
               break;
             }
@@ -137,6 +139,11 @@ export function createOpenAICompatibleClient(config: ProviderConfig): ModelClien
       }
     },
   };
+}
+
+function isNoSuchTool(error: unknown): boolean {
+  const e = error as { name?: string; message?: string } | undefined;
+  return e?.name === 'AI_NoSuchToolError' || /unavailable tool|no such tool/i.test(e?.message ?? '');
 }
 
 function invalidReason(error: unknown): string {
