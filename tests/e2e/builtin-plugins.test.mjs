@@ -246,7 +246,7 @@ for (const browserName of selectedBrowsers()) {
       await again.waitForText('The user said:');
       await waitForIdle(again);
       assert.deepEqual(JSON.parse(toolResults(model.requests.at(-1)).at(-1)), { answer: 'Sidequest' });
-      const badge = await again.evaluate(async () => (globalThis.chrome?.action ?? globalThis.browser?.browserAction).getBadgeText({}));
+      const badge = await again.evaluate(async () => (globalThis.chrome?.action ?? globalThis.browser.browserAction).getBadgeText({}));
       assert.equal(badge, '');
       await again.close();
     });
