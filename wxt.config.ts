@@ -7,10 +7,16 @@ export const GECKO_ID = 'sidequest@sidequest.dev';
 // See https://wxt.dev/api/config.html
 export default defineConfig({
   modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill'],
-  manifest: ({ browser }) => ({
+  manifest: ({ browser, manifestVersion }) => ({
     name: 'Sidequest',
     description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting'],
+    // Chrome: `offscreen` for blob URLs of workspace files (its service worker cannot make them).
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', ...(browser === 'firefox' ? [] : ['offscreen'])],
+    // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
+    // execute_script is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
+    ...(manifestVersion === 3
+      ? { content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';" } }
+      : {}),
     host_permissions: ['<all_urls>'],
     action: { default_title: 'Sidequest' },
     ...(browser === 'firefox'

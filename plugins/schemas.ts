@@ -1,6 +1,11 @@
 import type { JSONSchema7 } from 'json-schema';
 import { pageToolsSchemas } from './page-tools/schemas';
+import { interactionSchemas } from './interaction/schemas';
+import { scriptingSchemas } from './scripting/schemas';
+import { subagentsSchemas } from './subagents/schemas';
 import { tabsSchemas } from './tabs/schemas';
+import { tasksSchemas } from './tasks/schemas';
+import { workspaceSchemas } from './workspace/schemas';
 
 /**
  * Every built-in tool's input schema, by tool name. The build compiles these with ajv into
@@ -10,4 +15,9 @@ import { tabsSchemas } from './tabs/schemas';
 export const builtinSchemas: Record<string, JSONSchema7> = {
   ...tabsSchemas,
   ...pageToolsSchemas,
+  ...workspaceSchemas,
+  ...interactionSchemas,
+  ...tasksSchemas,
+  ...scriptingSchemas,
+  ...subagentsSchemas,
 };

@@ -1,6 +1,9 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
+import { applySubAgentEvent } from '@/core/agent/subagent-record';
+import type { PendingQuestion } from '@/core/background/questions';
+import type { Task } from '@/core/background/task-board';
 import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
 import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
@@ -24,6 +27,10 @@ export const useChatStore = defineStore('chat', () => {
   const providerCheck = shallowRef<ProviderCheck | null>(null);
   /** A failure of a request the page itself made (the background's run errors live on the conversation). */
   const requestError = ref<string | null>(null);
+  /** ask_user questions waiting in any conversation (the sidebar shows those of others as a notice). */
+  const questions = ref<PendingQuestion[]>([]);
+  /** The agent's task list of the open conversation. */
+  const tasks = ref<Task[]>([]);
 
   const active = computed(() => conversations.value.find((c) => c.id === activeId.value) ?? null);
   /** Tool results by tool call id; reactive per key, so a result re-renders only its own card. */
@@ -52,6 +59,7 @@ export const useChatStore = defineStore('chat', () => {
   /** Reloads everything from the background (at start and after a reconnect). */
   async function refresh(): Promise<void> {
     conversations.value = await sendMessage('listConversations');
+    questions.value = await sendMessage('listQuestions').catch(() => []);
     const stored = await activeConversationId.getValue();
     const id = stored && conversations.value.some((c) => c.id === stored) ? stored : null;
     await open(id, { persist: false });
@@ -64,8 +72,12 @@ export const useChatStore = defineStore('chat', () => {
     if (!id) {
       setMessages([]);
       running.value = false;
+      tasks.value = [];
       return;
     }
+    void sendMessage('getTasks', { conversationId: id }).then((list) => {
+      if (activeId.value === id) tasks.value = list;
+    }, () => undefined);
     const view = await sendMessage('getConversation', { id });
     if (activeId.value !== id) return;
     if (!view) {
@@ -122,6 +134,12 @@ export const useChatStore = defineStore('chat', () => {
   async function remove(id: string): Promise<void> {
     await sendMessage('deleteConversation', { id });
     dropConversation(id);
+  }
+
+  /** Answers an ask_user question: text, one option, several options, or null to skip. */
+  async function answerQuestion(id: string, answer: string | string[] | null): Promise<void> {
+    await sendMessage('answerQuestion', { id, answer });
+    questions.value = questions.value.filter((q) => q.id !== id);
   }
 
   async function checkProvider(): Promise<void> {
@@ -192,6 +210,21 @@ export const useChatStore = defineStore('chat', () => {
         messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
         break;
       }
+      case 'question':
+        questions.value = [...questions.value.filter((q) => q.id !== event.question.id), event.question];
+        break;
+      case 'question-closed':
+        questions.value = questions.value.filter((q) => q.id !== event.id);
+        break;
+      case 'tasks':
+        if (event.conversationId === activeId.value) tasks.value = event.tasks;
+        break;
+      case 'sub_agent_event': {
+        if (event.conversationId !== activeId.value) break;
+        const tool = toolResults.get(event.toolCallId);
+        if (tool) toolResults.set(event.toolCallId, { ...tool, subAgent: applySubAgentEvent(tool.subAgent, event.event) });
+        break;
+      }
     }
   }
 
@@ -206,6 +239,8 @@ export const useChatStore = defineStore('chat', () => {
     loaded,
     providerCheck,
     requestError,
+    questions,
+    tasks,
     init,
     dispose,
     open,
@@ -216,5 +251,6 @@ export const useChatStore = defineStore('chat', () => {
     rename,
     remove,
     checkProvider,
+    answerQuestion,
   };
 });

@@ -1,11 +1,12 @@
-import type { ToolRegistry } from '@/core/registry/registry';
-import type { ToolResult } from '@/core/registry/types';
-import type { ConversationStore } from '@/core/storage/conversations';
+import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
+import type { SubAgentEvent, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
+import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
 import type {
   AssistantMessage,
   Conversation,
   StoredMessage,
+  ToolCall,
   ToolMessage,
   UserMessage,
 } from '@/core/storage/db';
@@ -13,6 +14,7 @@ import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
 import type { ModelClient, RequestTimings } from './provider';
+import { applySubAgentEvent } from './subagent-record';
 
 /** What the loop tells the UI while it works. */
 export interface AgentEvents {
@@ -20,6 +22,8 @@ export interface AgentEvents {
   message(message: StoredMessage): void;
   /** `offset` is the length of the message's text before this piece. */
   delta(conversationId: string, messageId: string, text: string, offset: number): void;
+  /** A sub-agent started by the tool call `toolCallId` reported something. */
+  subAgentEvent?(conversationId: string, toolCallId: string, event: SubAgentEvent): void;
 }
 
 /**
@@ -168,152 +172,318 @@ export class AgentRunner {
       return;
     }
     await this.setStatus(conversationId, { model: client.config.model });
-    const history = await store.messages(conversationId);
-    const system = systemPrompt();
-    // For the per-step overhead: marks of the previous tool step, completed by the next request.
-    let previous: { lastByte: number; streamEnd: number; persisted: number; toolStart: number; toolEnd: number; written?: number } | undefined;
-    // The previous step's tool results, still being written: the next request waits for them
-    // (`beforeSend`) but building it overlaps the write.
-    let pendingWrite: Promise<unknown> | undefined;
-
-    for (let step = 0; step < maxSteps; step++) {
-      // Prepared, not written: the request leaves at once; the first save writes it.
-      const assistant = await store.prepare<AssistantMessage>({
-        role: 'assistant',
-        conversationId,
-        text: '',
-        status: 'streaming',
-        toolCalls: [],
-        model: client.config.model,
-      });
-      events.message(assistant);
-      this.streaming.set(conversationId, assistant);
-      const saver = new ThrottledSaver(store, STREAM_SAVE_INTERVAL_MS);
-      const timings: RequestTimings = {};
-      let failure: RunError | undefined;
-      try {
-        for await (const event of client.stream({
-          prompt: toModelPrompt(system, history),
-          tools: registry.listTools(),
-          signal,
-          timings,
-          beforeSend: pendingWrite,
-        })) {
-          if (event.type === 'text') {
-            const offset = assistant.text.length;
-            assistant.text += event.text;
-            events.delta(conversationId, assistant.id, event.text, offset);
-            saver.schedule(assistant);
-          } else if (event.type === 'tool-call') {
-            assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
-          } else if (event.type === 'finish') {
-            assistant.usage = event.usage;
-          }
-        }
-      } catch (error) {
-        if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
-      }
-      const streamEndedAt = performance.now();
-      this.streaming.delete(conversationId);
-      await saver.flush();
-      // A failed write of the last results ends the run as an internal error (run() catches it).
-      await pendingWrite;
-      if (previous && timings.requestSentAt !== undefined) {
-        const p = previous;
-        this.deps.onStepTiming?.({
-          toolStartDelay: p.toolStart - p.lastByte,
-          nextRequestDelay: timings.requestSentAt - p.toolEnd,
-          parts: {
-            streamEnd: p.streamEnd - p.lastByte,
-            persist: p.persisted - p.streamEnd,
-            toStart: p.toolStart - p.persisted,
-            toRequest: timings.requestSentAt - p.toolEnd,
-            written: (p.written ?? NaN) - p.toolEnd,
-          },
-        });
-      }
-
-      if (signal.aborted || failure) {
-        assistant.status = signal.aborted ? 'stopped' : 'error';
-        await store.put(assistant);
-        events.message(assistant);
-        await this.setStatus(conversationId, signal.aborted ? { status: 'stopped' } : { status: 'error', error: failure });
-        return;
-      }
-
-      // The finished answer and its tool calls (announced as running) go in one write.
-      assistant.status = 'complete';
-      const toolMessages: ToolMessage[] = [];
-      for (const call of assistant.toolCalls) {
-        const spec = registry.describe(call.name);
-        toolMessages.push(
-          await store.prepare<ToolMessage>({
-            role: 'tool',
-            conversationId,
-            toolCallId: call.id,
-            toolName: call.name,
-            input: call.input,
-            status: 'running',
-            pluginId: spec?.pluginId,
-            origin: spec?.origin,
-          }),
-        );
-      }
-      // Issued, not awaited: the tools start while it commits, and the next request waits for it.
-      // (A worker stopped within the first milliseconds of a tool could lose this record.)
-      const stepWrite = store.putMany([assistant, ...toolMessages]);
-      const persistedAt = performance.now();
-      events.message(assistant);
-      history.push(assistant);
-      if (!toolMessages.length) {
-        await stepWrite;
+    const outcome = await runAgentLoop({
+      client,
+      registry,
+      transcript: storeTranscript(store, events, conversationId),
+      history: await store.messages(conversationId),
+      system: systemPrompt(),
+      maxSteps,
+      signal,
+      toolContext: { conversationId },
+      onStreaming: (message) => {
+        if (message) this.streaming.set(conversationId, message);
+        else this.streaming.delete(conversationId);
+      },
+      onStepTiming: this.deps.onStepTiming,
+    });
+    switch (outcome.status) {
+      case 'done':
         await this.setStatus(conversationId, { status: 'idle' });
-        return;
-      }
+        break;
+      case 'stopped':
+        await this.setStatus(conversationId, { status: 'stopped' });
+        break;
+      case 'error':
+        await this.setStatus(conversationId, { status: 'error', error: outcome.error });
+        break;
+      case 'step_limit':
+        await this.setStatus(conversationId, { status: 'step_limit' });
+        break;
+    }
+  }
+}
 
-      let firstToolStart: number | undefined;
-      const writes: Promise<unknown>[] = [stepWrite];
-      for (const [index, toolMessage] of toolMessages.entries()) {
-        const call = assistant.toolCalls[index]!;
-        events.message(toolMessage);
-        const startedAt = performance.now();
-        firstToolStart ??= startedAt;
-        const result: ToolResult = call.invalid
-          ? { ok: false, code: 'invalid_input', error: `Invalid parameters for tool ${call.name}: ${call.invalid}.` }
-          : await registry.invoke(call.name, call.input, { signal, context: { conversationId } });
-        const endedAt = performance.now();
-        toolMessage.status = result.ok ? 'done' : 'error';
-        toolMessage.result = result;
-        toolMessage.durationMs = Math.round(endedAt - startedAt);
-        // Written in order; the next request waits for all of them before it leaves.
-        writes.push(store.put(toolMessage));
-        previous = { lastByte: timings.lastByteAt ?? streamEndedAt, streamEnd: streamEndedAt, persisted: persistedAt, toolStart: firstToolStart, toolEnd: endedAt };
-        events.message(toolMessage);
-        history.push(toolMessage);
-        if (signal.aborted) {
-          await Promise.all(writes);
-          await this.abandon(toolMessages.slice(index + 1));
-          await this.setStatus(conversationId, { status: 'stopped' });
-          return;
+/**
+ * Where one agent loop keeps its messages. The main chat writes them to IndexedDB and tells the
+ * open pages; a sub-agent keeps them in memory and forwards them to its parent as events.
+ */
+export interface Transcript {
+  /** The id its messages carry (a sub-agent's own id for a sub-agent). */
+  readonly conversationId: string;
+  /** Gives a message its id, place and time without saving it. */
+  prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M>;
+  /** Saves messages (several in one transaction). */
+  save(messages: StoredMessage[]): Promise<void>;
+  /** Tells whoever listens that a message is new or changed. */
+  announce(message: StoredMessage): void;
+  /** A piece of streamed text; `offset` is the length of the message's text before it. */
+  delta(messageId: string, text: string, offset: number): void;
+  /** A sub-agent run by one of this transcript's tool calls reported something. */
+  subAgentEvent?(toolMessage: ToolMessage, event: SubAgentEvent): void;
+}
+
+/** The main chat's transcript: IndexedDB plus the live events to the extension's pages. */
+export function storeTranscript(store: ConversationStore, events: AgentEvents, conversationId: string): Transcript {
+  return {
+    conversationId,
+    prepare: (message) => store.prepare(message),
+    save: (messages) => (messages.length === 1 ? store.put(messages[0]!) : store.putMany(messages)),
+    announce: (message) => events.message(message),
+    delta: (messageId, text, offset) => events.delta(conversationId, messageId, text, offset),
+    subAgentEvent: (toolMessage, event) => events.subAgentEvent?.(conversationId, toolMessage.toolCallId, event),
+  };
+}
+
+/** How a loop ended: with a final answer, stopped by the user, a provider error, or the step limit. */
+export type LoopOutcome =
+  | { status: 'done'; answer: AssistantMessage }
+  | { status: 'stopped' }
+  | { status: 'error'; error: RunError }
+  | { status: 'step_limit'; lastText: string };
+
+export interface LoopOptions {
+  client: ModelClient;
+  registry: ToolRegistry;
+  transcript: Transcript;
+  /** The conversation so far; the loop appends what it adds. */
+  history: StoredMessage[];
+  system: string;
+  maxSteps: number;
+  signal: AbortSignal;
+  /** Narrows the tools, both those listed to the model and those that may run (sub-agent types). */
+  allow?: (spec: ToolSpec) => boolean;
+  /**
+   * Checks (and may complete) a call's input before it runs, e.g. binding a sub-agent to its tab.
+   * Throwing refuses the call; the message goes to the model as the tool's error.
+   */
+  checkCall?: (name: string, input: unknown) => unknown;
+  /** What every tool call gets besides its signal (the conversation, a bound tab). */
+  toolContext?: Pick<ToolContext, 'conversationId' | 'tabId'>;
+  /** The answer being streamed now (undefined once it is saved). */
+  onStreaming?(message: AssistantMessage | undefined): void;
+  onStepTiming?(timing: StepTiming): void;
+}
+
+/** How often a tool message with live sub-agent activity is written while the sub-agent works. */
+const ACTIVITY_SAVE_INTERVAL_MS = 500;
+
+/**
+ * One agent loop: stream the model's answer, run the tools it asks for, append the results, and
+ * repeat until it answers without tools, the signal aborts, a provider error, or the step limit.
+ * Every step is saved through the transcript before the next one starts. Used by the main chat
+ * (`AgentRunner`) and by sub-agents (in-memory transcript, narrowed tools).
+ */
+export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
+  const { client, registry, transcript, history, system, maxSteps, signal } = options;
+  const conversationId = transcript.conversationId;
+  // For the per-step overhead: marks of the previous tool step, completed by the next request.
+  let previous: { lastByte: number; streamEnd: number; persisted: number; toolStart: number; toolEnd: number; written?: number } | undefined;
+  // The previous step's writes, still under way: the next request waits for them (`beforeSend`)
+  // but building it overlaps them.
+  let pendingWrite: Promise<unknown> | undefined;
+  let lastText = '';
+
+  for (let step = 0; step < maxSteps; step++) {
+    // Prepared, not written: the request leaves at once; the first save writes it.
+    const assistant = await transcript.prepare<AssistantMessage>({
+      role: 'assistant',
+      conversationId,
+      text: '',
+      status: 'streaming',
+      toolCalls: [],
+      model: client.config.model,
+    });
+    transcript.announce(assistant);
+    options.onStreaming?.(assistant);
+    const saver = new ThrottledSaver(transcript, STREAM_SAVE_INTERVAL_MS);
+    const timings: RequestTimings = {};
+    let failure: RunError | undefined;
+    try {
+      for await (const event of client.stream({
+        prompt: toModelPrompt(system, history),
+        tools: registry.listTools(options.allow),
+        signal,
+        timings,
+        beforeSend: pendingWrite,
+      })) {
+        if (event.type === 'text') {
+          const offset = assistant.text.length;
+          assistant.text += event.text;
+          transcript.delta(assistant.id, event.text, offset);
+          saver.schedule(assistant);
+        } else if (event.type === 'tool-call') {
+          assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
+        } else if (event.type === 'finish') {
+          assistant.usage = event.usage;
         }
       }
-      const marks = previous;
-      pendingWrite = Promise.all(writes).then(() => {
-        if (marks) marks.written = performance.now();
+    } catch (error) {
+      if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
+    }
+    const streamEndedAt = performance.now();
+    options.onStreaming?.(undefined);
+    await saver.flush();
+    // A failed write of the last step ends the run as an internal error (the caller catches it).
+    await pendingWrite;
+    if (previous && timings.requestSentAt !== undefined) {
+      const p = previous;
+      options.onStepTiming?.({
+        toolStartDelay: p.toolStart - p.lastByte,
+        nextRequestDelay: timings.requestSentAt - p.toolEnd,
+        parts: {
+          streamEnd: p.streamEnd - p.lastByte,
+          persist: p.persisted - p.streamEnd,
+          toStart: p.toolStart - p.persisted,
+          toRequest: timings.requestSentAt - p.toolEnd,
+          written: (p.written ?? NaN) - p.toolEnd,
+        },
       });
     }
-    await pendingWrite;
-    await this.setStatus(conversationId, { status: 'step_limit' });
-  }
 
-  /** Marks tool calls that will not run now that the run was stopped. */
-  private async abandon(messages: ToolMessage[]): Promise<void> {
-    for (const message of messages) {
-      message.status = 'error';
-      message.result = { ok: false, code: 'aborted', error: 'Not run: the user stopped the run.' };
-      await this.deps.store.put(message);
-      this.deps.events.message(message);
+    if (signal.aborted || failure) {
+      assistant.status = signal.aborted ? 'stopped' : 'error';
+      await transcript.save([assistant]);
+      transcript.announce(assistant);
+      return signal.aborted ? { status: 'stopped' } : { status: 'error', error: failure! };
     }
+
+    // The finished answer and its tool calls (announced as running) go in one write.
+    assistant.status = 'complete';
+    if (assistant.text) lastText = assistant.text;
+    const toolMessages: ToolMessage[] = [];
+    for (const call of assistant.toolCalls) {
+      const spec = registry.describe(call.name);
+      toolMessages.push(
+        await transcript.prepare<ToolMessage>({
+          role: 'tool',
+          conversationId,
+          toolCallId: call.id,
+          toolName: call.name,
+          input: call.input,
+          status: 'running',
+          pluginId: spec?.pluginId,
+          origin: spec?.origin,
+        }),
+      );
+    }
+    // Issued, not awaited: the tools start while it commits, and the next request waits for it.
+    // (A worker stopped within the first milliseconds of a tool could lose this record.)
+    const stepWrite = transcript.save([assistant, ...toolMessages]);
+    const persistedAt = performance.now();
+    transcript.announce(assistant);
+    history.push(assistant);
+    if (!toolMessages.length) {
+      await stepWrite;
+      return { status: 'done', answer: assistant };
+    }
+
+    let firstToolStart: number | undefined;
+    let lastToolEnd = 0;
+    // Written in order; the next request waits for all of them before it leaves.
+    const writes: Promise<unknown>[] = [stepWrite];
+    const runOne = async (index: number) => {
+      const call = assistant.toolCalls[index]!;
+      const toolMessage = toolMessages[index]!;
+      transcript.announce(toolMessage);
+      const startedAt = performance.now();
+      firstToolStart ??= startedAt;
+      const result = await runToolCall(options, call, toolMessage);
+      const endedAt = performance.now();
+      lastToolEnd = Math.max(lastToolEnd, endedAt);
+      toolMessage.status = result.ok ? 'done' : 'error';
+      toolMessage.result = result;
+      toolMessage.durationMs = Math.round(endedAt - startedAt);
+      writes.push(transcript.save([toolMessage]));
+      transcript.announce(toolMessage);
+    };
+    // Tools run one by one in the order asked, except that consecutive calls of a concurrent
+    // tool (sub-agents) run together.
+    for (const batch of batches(assistant.toolCalls.map((call) => Boolean(registry.describe(call.name)?.concurrent)))) {
+      if (batch.length === 1) await runOne(batch[0]!);
+      else await Promise.all(batch.map(runOne));
+      for (const index of batch) history.push(toolMessages[index]!);
+      if (signal.aborted) {
+        await Promise.all(writes);
+        await abandon(transcript, toolMessages.slice(batch.at(-1)! + 1));
+        return { status: 'stopped' };
+      }
+    }
+    const marks = {
+      lastByte: timings.lastByteAt ?? streamEndedAt,
+      streamEnd: streamEndedAt,
+      persisted: persistedAt,
+      toolStart: firstToolStart ?? persistedAt,
+      toolEnd: lastToolEnd,
+    } as NonNullable<typeof previous>;
+    previous = marks;
+    pendingWrite = Promise.all(writes).then(() => {
+      marks.written = performance.now();
+    });
+  }
+  await pendingWrite;
+  return { status: 'step_limit', lastText };
+}
+
+/** Groups call indexes: each call alone, except runs of consecutive concurrent calls together. */
+export function batches(concurrent: boolean[]): number[][] {
+  const out: number[][] = [];
+  concurrent.forEach((isConcurrent, index) => {
+    const last = out.at(-1);
+    if (isConcurrent && last && concurrent[last[0]!]) last.push(index);
+    else out.push([index]);
+  });
+  return out;
+}
+
+/** Runs one tool call through the registry; live sub-agent activity is kept on its tool message. */
+async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage): Promise<ToolResult> {
+  const { registry, transcript, signal } = options;
+  if (call.invalid) {
+    return { ok: false, code: 'invalid_input', error: `Invalid parameters for tool ${call.name}: ${call.invalid}.` };
+  }
+  let input = call.input;
+  if (options.checkCall) {
+    try {
+      input = options.checkCall(call.name, call.input);
+    } catch (error) {
+      return { ok: false, code: 'invalid_input', error: errorMessage(error) };
+    }
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let saving: Promise<unknown> = Promise.resolve();
+  const onSubAgentEvent = (event: SubAgentEvent) => {
+    toolMessage.subAgent = applySubAgentEvent(toolMessage.subAgent, event);
+    transcript.subAgentEvent?.(toolMessage, event);
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      saving = saving.then(() => transcript.save([toolMessage])).catch(() => undefined);
+    }, ACTIVITY_SAVE_INTERVAL_MS);
+  };
+  try {
+    return await registry.invoke(call.name, input, {
+      signal,
+      allow: options.allow,
+      context: {
+        ...options.toolContext,
+        conversationId: options.toolContext?.conversationId ?? transcript.conversationId,
+        toolCallId: call.id,
+        onSubAgentEvent,
+      },
+    });
+  } finally {
+    clearTimeout(timer);
+    await saving;
+  }
+}
+
+/** Marks tool calls that will not run now that the run was stopped. */
+async function abandon(transcript: Transcript, messages: ToolMessage[]): Promise<void> {
+  for (const message of messages) {
+    message.status = 'error';
+    message.result = { ok: false, code: 'aborted', error: 'Not run: the user stopped the run.' };
+    await transcript.save([message]);
+    transcript.announce(message);
   }
 }
 
@@ -324,7 +494,7 @@ class ThrottledSaver {
   private pending: AssistantMessage | undefined;
 
   constructor(
-    private readonly store: ConversationStore,
+    private readonly transcript: Transcript,
     private readonly intervalMs: number,
   ) {}
 
@@ -335,7 +505,7 @@ class ThrottledSaver {
       this.timer = undefined;
       const snapshot = this.pending && { ...this.pending, toolCalls: [...this.pending.toolCalls] };
       this.pending = undefined;
-      if (snapshot) this.last = this.last.then(() => this.store.put(snapshot)).catch(() => undefined);
+      if (snapshot) this.last = this.last.then(() => this.transcript.save([snapshot])).catch(() => undefined);
     }, this.intervalMs);
   }
 

@@ -19,8 +19,13 @@ import {
   providerSettings,
   validateProviderSettings,
 } from '@/core/storage/settings';
+import { sessionTasks } from '@/core/storage/session';
+import { Workspace } from '@/core/workspace/workspace';
+import { showWaitingQuestions } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
+import { QuestionDesk } from './questions';
+import { TaskBoard } from './task-board';
 
 /** What built-in plugins may use from the background; each plugin factory takes what it needs. */
 export interface PluginServices {
@@ -31,6 +36,12 @@ export interface PluginServices {
   getModelClient(): Promise<ModelClient>;
   /** The tools web pages offer (devtoolstooldiscovery, WebMCP), bridged into the registry. */
   pageTools: PageToolsManager;
+  /** The step limit of one run, from the agent settings (sub-agents use it too). */
+  getMaxSteps(): Promise<number>;
+  /** The agent's task lists, per conversation (tasks plugin). */
+  tasks: TaskBoard;
+  /** The ask_user questions waiting for the user (interaction plugin). */
+  questions: QuestionDesk;
 }
 
 export interface BackgroundOptions {
@@ -63,14 +74,28 @@ export function startBackground({ plugins }: BackgroundOptions) {
     },
   });
   pageTools.listen();
-  for (const plugin of plugins({ registry, store, hub, getModelClient, pageTools })) registry.register(plugin);
+  const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
+  const tasks = new TaskBoard({ load: () => sessionTasks.getValue(), save: (all) => sessionTasks.setValue(all) });
+  const questions = new QuestionDesk();
+  for (const plugin of plugins({ registry, store, hub, getModelClient, getMaxSteps, tasks, questions, pageTools })) {
+    registry.register(plugin);
+  }
+  tasks.onChange((conversationId, list) => hub.broadcast({ type: 'tasks', conversationId, tasks: list }));
+  questions.onChange((change) => {
+    hub.broadcast(
+      change.type === 'asked'
+        ? { type: 'question', question: change.question }
+        : { type: 'question-closed', id: change.id, conversationId: change.conversationId },
+    );
+    void showWaitingQuestions(questions.list().length);
+  });
 
   const stepTimings: StepTiming[] = [];
   const runner = new AgentRunner({
     store,
     registry,
     getClient: getModelClient,
-    getMaxSteps: async () => (await agentSettings.getValue()).maxSteps,
+    getMaxSteps,
     keepAlive: startKeepAlive,
     events: {
       conversation: (conversation) =>
@@ -78,6 +103,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
       message: (message) => hub.broadcast({ type: 'message', message }),
       delta: (conversationId, messageId, text, offset) =>
         hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),
+      subAgentEvent: (conversationId, toolCallId, event) =>
+        hub.broadcast({ type: 'sub_agent_event', conversationId, toolCallId, event }),
     },
     onStepTiming: (timing) => {
       stepTimings.push(timing);
@@ -112,6 +139,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
     await pageTools.start();
     const recovered = await store.recoverInterrupted(runner.runningIds());
     for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation, running: false });
+    // Parts of atomic writes a stopped background left behind.
+    await new Workspace().cleanTemp().catch(() => undefined);
   })();
   ready.catch((error) => console.error('[sidequest] background start-up failed', error));
   pluginState.watch((state) => registry.applyState(state ?? {}));
@@ -144,6 +173,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
   handle('deleteConversation', async ({ id }) => {
     runner.stop(id);
     await runner.settled(id);
+    questions.withdraw(id);
+    await tasks.drop(id);
     await store.delete(id);
     hub.broadcast({ type: 'conversation-deleted', id });
   });
@@ -193,6 +224,9 @@ export function startBackground({ plugins }: BackgroundOptions) {
     }
     return { durations, ok, lastError };
   });
+  handle('getTasks', ({ conversationId }) => tasks.list(conversationId));
+  handle('listQuestions', () => questions.list());
+  handle('answerQuestion', ({ id, answer }) => questions.answer(id, answer));
 
   /** Registers a handler that only the extension's own pages may call, after start-up. */
   function handle<K extends keyof ProtocolMap>(
@@ -206,5 +240,5 @@ export function startBackground({ plugins }: BackgroundOptions) {
     });
   }
 
-  return { registry, runner, store, hub, ready, browser, pageTools };
+  return { registry, runner, store, hub, ready, browser, pageTools, tasks, questions };
 }

@@ -1,7 +1,9 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ConsentDecision, PageTabView, SitePermission } from '@/core/page-tools/types';
-import type { PluginSource } from '@/core/registry/types';
+import type { PendingQuestion } from '@/core/background/questions';
+import type { Task } from '@/core/background/task-board';
+import type { PluginSource, SubAgentEvent } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
 /** A plugin as settings and the UI list it. */
@@ -59,6 +61,12 @@ export interface ProtocolMap {
   revokeSitePermission(data: { origin: string }): SitePermission[];
   /** Runs a registry tool `iterations` times and returns each call's time in ms (for bench/). */
   measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string };
+  /** The agent's task list of a conversation (tasks plugin). */
+  getTasks(data: { conversationId: string }): Task[];
+  /** The ask_user questions waiting for an answer, in every conversation. */
+  listQuestions(): PendingQuestion[];
+  /** Answers a question: text, one option, several options (multiple), or null to skip it. */
+  answerQuestion(data: { id: string; answer: string | string[] | null }): void;
 }
 
 export const messaging = defineExtensionMessaging<ProtocolMap>();
@@ -76,4 +84,13 @@ export type UiEvent =
   | { type: 'delta'; conversationId: string; messageId: string; text: string; offset: number }
   | { type: 'plugins'; plugins: PluginInfo[] }
   | { type: 'page-tools'; tabs: PageTabView[] }
-  | { type: 'site-permissions'; permissions: SitePermission[] };
+  | { type: 'site-permissions'; permissions: SitePermission[] }
+  /** A conversation's task list changed. */
+  | { type: 'tasks'; conversationId: string; tasks: Task[] }
+  /** ask_user: a question waits for the user; it closed (answered, skipped, timed out, withdrawn). */
+  | { type: 'question'; question: PendingQuestion }
+  | { type: 'question-closed'; id: string; conversationId?: string }
+  /** A sub-agent started by the tool call `toolCallId` reported something. */
+  | { type: 'sub_agent_event'; conversationId: string; toolCallId: string; event: SubAgentEvent }
+  /** A tool changed the workspace at `path`. */
+  | { type: 'workspace'; path: string };

@@ -17,6 +17,11 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
 export interface ToolOptions {
   /** Overrides the registry's timeout for this tool (ask_user waits 5 minutes). */
   timeoutMs?: number;
+  /**
+   * Several calls of this tool asked for in one step run at the same time instead of one by one
+   * (sub-agents). Only for tools whose calls do not depend on each other's order.
+   */
+  concurrent?: boolean;
 }
 
 /** Identity helper for type inference: one tool is one value. */
@@ -229,7 +234,7 @@ export class ToolRegistry {
   }
 }
 
-function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
+function toSpec(plugin: Plugin, tool: ToolDefinition & ToolOptions): ToolSpec {
   return {
     name: tool.name,
     description: tool.description,
@@ -237,6 +242,7 @@ function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
     pluginId: plugin.id,
     source: plugin.source,
     ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
+    ...(tool.concurrent && plugin.source === 'builtin' ? { concurrent: true } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from 'json-schema';
+import type { StoredMessage } from '@/core/storage/db';
 
 /**
  * What a tool may use while it runs, besides its input. Built-in tools get all of it; page tools
@@ -11,7 +12,34 @@ export interface ToolContext {
   conversationId?: string;
   /** The tab the run is bound to (a sub-agent's `tab_id`), when there is one. */
   tabId?: number;
+  /** The id of the model's tool call being run, when the call comes from an agent loop. */
+  toolCallId?: string;
+  /**
+   * Set for built-ins that show live activity under their tool card (the `agent` tool): each
+   * event is kept on the tool message and forwarded to the sidebar as a `sub_agent_event`.
+   */
+  onSubAgentEvent?: (event: SubAgentEvent) => void;
 }
+
+/**
+ * What a sub-agent reports while it works, forwarded to the parent conversation. The sub-agent's
+ * own messages are conversation messages of its in-memory transcript (`conversationId` is the
+ * sub-agent's id).
+ */
+export type SubAgentEvent =
+  | {
+      type: 'start';
+      agentId: string;
+      agentType: string;
+      description?: string;
+      prompt: string;
+      tabId?: number;
+      model?: string;
+    }
+  | { type: 'message'; agentId: string; message: StoredMessage }
+  /** A piece of streamed text; `offset` is where it starts in the message's text. */
+  | { type: 'delta'; agentId: string; messageId: string; text: string; offset: number }
+  | { type: 'end'; agentId: string; status: 'done' | 'error' | 'stopped' | 'step_limit'; error?: string };
 
 /**
  * One tool, exactly as the seed defines it: a name, a description written for the model, a
@@ -63,6 +91,8 @@ export interface ToolSpec {
   source: PluginSource;
   /** Page tools: the site that offered the tool. */
   origin?: string;
+  /** Calls of this tool made in the same step may run at the same time (sub-agents). */
+  concurrent?: boolean;
 }
 
 /** The outcome of one tool call, as data: a tool call never throws into the agent loop. */

@@ -70,6 +70,22 @@ export interface ToolMessage extends MessageBase {
   pluginId?: string;
   origin?: string;
   durationMs?: number;
+  /** The `agent` tool: what its sub-agent did, kept so the sidebar shows it nested after a reload. */
+  subAgent?: SubAgentRecord;
+}
+
+/** A sub-agent's run as the parent conversation keeps it (built from its `sub_agent_event`s). */
+export interface SubAgentRecord {
+  agentId: string;
+  agentType: string;
+  description?: string;
+  prompt: string;
+  tabId?: number;
+  model?: string;
+  status: 'running' | 'done' | 'error' | 'stopped' | 'step_limit';
+  error?: string;
+  /** The sub-agent's own transcript: its prompt, answers and tool results, in order. */
+  messages: StoredMessage[];
 }
 
 export type StoredMessage = UserMessage | AssistantMessage | ToolMessage;

@@ -1,0 +1,3 @@
+import { serveBlobUrls } from '@/core/workspace/blob-url';
+
+serveBlobUrls();

@@ -1,0 +1,119 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { runAgentLoop, type Transcript } from '@/core/agent/loop';
+import type { ModelClient } from '@/core/agent/provider';
+import { definePlugin, defineTool, type ToolRegistry } from '@/core/registry/registry';
+import type { SubAgentEvent } from '@/core/registry/types';
+import type { NewMessage } from '@/core/storage/conversations';
+import type { StoredMessage, UserMessage } from '@/core/storage/db';
+import { getTabOrThrow } from '@/plugins/tabs';
+import { subagentsSchemas } from './schemas';
+import { allowFor, bindToTab, subAgentPrompt, type SubAgentType } from './types';
+
+/** How long one sub-agent may work in all before it is stopped. */
+export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
+
+export interface SubAgentServices {
+  registry: ToolRegistry;
+  getModelClient(): Promise<ModelClient>;
+  getMaxSteps(): Promise<number>;
+}
+
+export interface SubAgentResult {
+  answer: string;
+  type: SubAgentType;
+  /** Model calls the sub-agent made. */
+  steps: number;
+}
+
+/** A sub-agent's transcript: in memory, every message forwarded to the parent as an event. */
+export function memoryTranscript(agentId: string, emit: (event: SubAgentEvent) => void): Transcript & { messages: StoredMessage[] } {
+  let seq = 0;
+  const messages: StoredMessage[] = [];
+  return {
+    conversationId: agentId,
+    messages,
+    async prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
+      return { ...message, id: message.id ?? crypto.randomUUID(), seq: seq++, createdAt: Date.now() } as unknown as M;
+    },
+    save: async (saved) => {
+      for (const m of saved) {
+        const at = messages.findIndex((x) => x.id === m.id);
+        if (at >= 0) messages[at] = m;
+        else messages.push(m);
+      }
+    },
+    announce: (message) => emit({ type: 'message', agentId, message }),
+    delta: (messageId, text, offset) => emit({ type: 'delta', agentId, messageId, text, offset }),
+  };
+}
+
+/** The built-in `subagents` plugin: `agent`, a separate agent loop for a sub-task. */
+export function createSubAgentsPlugin(services: SubAgentServices) {
+  return definePlugin({
+    id: 'subagents',
+    source: 'builtin',
+    name: 'Sub-agents',
+    description: 'Lets the agent hand a sub-task to a sub-agent with its own context and a narrower set of tools; you see its steps nested.',
+    tools: [
+      defineTool<FromSchema<typeof subagentsSchemas.agent>, SubAgentResult>({
+        name: 'agent',
+        description:
+          'Start a sub-agent for a self-contained sub-task and get its final answer. It has its own context (it sees only prompt) and the tools of its type: "researcher" (web_search, web_fetch, reading tabs; read-only), "page_operator" (tabs, page content, execute_script on pages), "general" (all tools). It cannot ask the user or start agents. With tab_id it works in that tab. Several agent calls in one step run at the same time.',
+        inputSchema: subagentsSchemas.agent,
+        timeoutMs: SUB_AGENT_TIMEOUT_MS,
+        concurrent: true,
+        async execute({ prompt, description, type = 'general', tab_id }, context) {
+          if (tab_id !== undefined) await getTabOrThrow(tab_id);
+          const client = await services.getModelClient().catch((error: Error) => {
+            throw new Error(`The sub-agent could not start: ${error.message}`);
+          });
+          const maxSteps = await services.getMaxSteps();
+          const agentId = crypto.randomUUID();
+          const emit = (event: SubAgentEvent) => context.onSubAgentEvent?.(event);
+          emit({ type: 'start', agentId, agentType: type, description, prompt, tabId: tab_id, model: client.config.model });
+          const transcript = memoryTranscript(agentId, emit);
+          const user = await transcript.prepare<UserMessage>({ role: 'user', conversationId: agentId, text: prompt });
+          await transcript.save([user]);
+          transcript.announce(user);
+          const history: StoredMessage[] = [user];
+          let outcome: Awaited<ReturnType<typeof runAgentLoop>>;
+          try {
+            outcome = await runAgentLoop({
+              client,
+              registry: services.registry,
+              transcript,
+              history,
+              system: subAgentPrompt(type, tab_id),
+              maxSteps,
+              signal: context.signal,
+              allow: allowFor(type),
+              checkCall: tab_id !== undefined ? bindToTab(tab_id, (name) => services.registry.describe(name)) : undefined,
+              // Its tools act for the parent's conversation (tasks, questions) and in its tab.
+              toolContext: { conversationId: context.conversationId, tabId: tab_id },
+            });
+          } catch (error) {
+            emit({ type: 'end', agentId, status: 'error', error: (error as Error).message });
+            throw new Error(`The sub-agent failed: ${(error as Error).message}`);
+          }
+          const steps = transcript.messages.filter((m) => m.role === 'assistant').length;
+          switch (outcome.status) {
+            case 'done':
+              emit({ type: 'end', agentId, status: 'done' });
+              return { answer: outcome.answer.text, type, steps };
+            case 'stopped':
+              emit({ type: 'end', agentId, status: 'stopped' });
+              throw new Error('The sub-agent was stopped.');
+            case 'error':
+              emit({ type: 'end', agentId, status: 'error', error: outcome.error.message });
+              throw new Error(`The sub-agent failed: ${outcome.error.message}`);
+            case 'step_limit': {
+              emit({ type: 'end', agentId, status: 'step_limit' });
+              const last = outcome.lastText ? ` Its last words: "${outcome.lastText.slice(0, 2000)}"` : '';
+              throw new Error(`The sub-agent used all ${maxSteps} steps without a final answer. Give it a smaller task.${last}`);
+            }
+          }
+        },
+      }),
+    ],
+  });
+}

@@ -1,0 +1,62 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { Task, TaskBoard } from '@/core/background/task-board';
+import { definePlugin, defineTool } from '@/core/registry/registry';
+import type { ToolContext } from '@/core/registry/types';
+import { tasksSchemas } from './schemas';
+
+/** A task as the model sees it. */
+export interface TaskView {
+  task_id: string;
+  subject: string;
+  status: Task['status'];
+  description?: string;
+}
+
+function view(task: Task, withDescription = true): TaskView {
+  const out: TaskView = { task_id: task.task_id, subject: task.subject, status: task.status };
+  if (withDescription && task.description) out.description = task.description;
+  return out;
+}
+
+function conversationOf(context: ToolContext): string {
+  if (!context.conversationId) throw new Error('Tasks belong to a conversation, and this call has none.');
+  return context.conversationId;
+}
+
+/** The built-in `tasks` plugin: the model's own to-do list for multi-step work, per conversation. */
+export function createTasksPlugin(board: TaskBoard) {
+  return definePlugin({
+    id: 'tasks',
+    source: 'builtin',
+    name: 'Tasks',
+    description: 'A to-do list the agent keeps for multi-step work; the sidebar shows it live.',
+    tools: [
+      defineTool<FromSchema<typeof tasksSchemas.create_task>, TaskView>({
+        name: 'create_task',
+        description:
+          'Add a task to your to-do list for this conversation (status "pending"). Use it to plan work of several steps; the user sees the list. Returns the task with its task_id.',
+        inputSchema: tasksSchemas.create_task,
+        async execute({ subject, description }, context) {
+          return view(await board.create(conversationOf(context), subject, description));
+        },
+      }),
+      defineTool<FromSchema<typeof tasksSchemas.update_task>, TaskView>({
+        name: 'update_task',
+        description:
+          'Change a task: mark it "in_progress" when you start it and "completed" when it is done, or change its subject or description.',
+        inputSchema: tasksSchemas.update_task,
+        async execute({ task_id, ...patch }, context) {
+          return view(await board.update(conversationOf(context), task_id, patch));
+        },
+      }),
+      defineTool<FromSchema<typeof tasksSchemas.list_tasks>, TaskView[]>({
+        name: 'list_tasks',
+        description: 'The short list of all tasks of this conversation: task_id, subject and status of each.',
+        inputSchema: tasksSchemas.list_tasks,
+        async execute(_input, context) {
+          return (await board.list(conversationOf(context))).map((t) => view(t, false));
+        },
+      }),
+    ],
+  });
+}

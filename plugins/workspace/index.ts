@@ -1,0 +1,107 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { definePlugin, defineTool } from '@/core/registry/registry';
+import { workspaceBlobUrl } from '@/core/workspace/blob-url';
+import { guessMime, isText, pageText, parseDataUrl, type TextPage } from '@/core/workspace/content';
+import { Workspace } from '@/core/workspace/workspace';
+import { workspaceSchemas } from './schemas';
+
+/** Text files larger than this are not read as text (use blob mode). */
+export const MAX_TEXT_READ_BYTES = 10 * 1024 * 1024;
+
+export type ReadResult =
+  | ({ path: string; type: 'text' } & TextPage)
+  | { path: string; type: 'binary'; mime_type: string; size: number; blob_url: string };
+
+export interface WorkspacePluginOptions {
+  workspace?: Workspace;
+  /** Makes a blob URL for a file (the background's way by default). */
+  blobUrl?: (path: string, file: File) => Promise<string>;
+  /** Called after a tool changed the workspace, with the path it changed. */
+  onChange?: (path: string) => void;
+}
+
+/** The built-in `workspace` plugin: files in the browser's origin-private file system. */
+export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
+  const workspace = options.workspace ?? new Workspace();
+  const blobUrl = options.blobUrl ?? workspaceBlobUrl;
+  const changed = (path: string) => options.onChange?.(path);
+
+  return definePlugin({
+    id: 'workspace',
+    source: 'builtin',
+    name: 'Workspace',
+    description: 'A private folder of files in the browser that the agent can write, read, list and delete. You can browse it in Settings.',
+    tools: [
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_write>>({
+        name: 'opfs_write',
+        description:
+          'Write a file in the workspace (a private folder in the browser), creating its folders. content is text, or a data: URL for binary data. An existing file is replaced whole; the write is atomic. Returns the path, size in bytes and whether the file is new.',
+        inputSchema: workspaceSchemas.opfs_write,
+        async execute({ path, content }) {
+          const data = parseDataUrl(content);
+          const result = await workspace.write(path, data ? data.bytes : content);
+          changed(result.path);
+          const binary = data ? !isText(data.bytes) : false;
+          return { ...result, type: binary ? 'binary' : 'text', ...(data ? { mime_type: data.mime } : {}) };
+        },
+      }),
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_read>, ReadResult>({
+        name: 'opfs_read',
+        description:
+          'Read a workspace file. By default text files return their text and binary files a blob URL (mode "text" or "blob" forces one). A text over 200 lines must be read in pages: offset (first line, from 1) and limit (lines, at most 200); the result gives total_lines and next_offset.',
+        inputSchema: workspaceSchemas.opfs_read,
+        async execute({ path, mode = 'auto', offset, limit }) {
+          const { path: where, file } = await workspace.file(path);
+          const paged = offset !== undefined || limit !== undefined;
+          if (mode === 'blob' && paged) throw new Error('offset and limit are for text mode; leave them out in blob mode.');
+          let kind: 'text' | 'binary' = mode === 'text' ? 'text' : 'binary';
+          if (mode === 'auto') {
+            const head = new Uint8Array(await file.slice(0, 65_536).arrayBuffer());
+            kind = isText(head) ? 'text' : 'binary';
+            if (kind === 'binary' && paged) {
+              throw new Error(`${where.display} is a binary file; offset and limit only apply to text. Read it without them to get a blob URL.`);
+            }
+          }
+          if (kind === 'binary') {
+            const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+            const mime = guessMime(where.segments.at(-1)!, head);
+            const typed = new File([file], file.name, { type: mime, lastModified: file.lastModified });
+            return { path: where.display, type: 'binary', mime_type: mime, size: file.size, blob_url: await blobUrl(where.display, typed) };
+          }
+          if (file.size > MAX_TEXT_READ_BYTES) {
+            throw new Error(`${where.display} is ${file.size} bytes, too large to read as text (at most ${MAX_TEXT_READ_BYTES}). Read it in blob mode.`);
+          }
+          return { path: where.display, type: 'text', ...pageText(await file.text(), where.display, offset, limit) };
+        },
+      }),
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_list>>({
+        name: 'opfs_list',
+        description: 'List a workspace folder (the root by default): each entry\'s name, path, kind (file or directory), and for files size and last change.',
+        inputSchema: workspaceSchemas.opfs_list,
+        async execute({ path }) {
+          const listing = await workspace.list(path ?? '/');
+          return {
+            path: listing.path,
+            entries: listing.entries.map((e) => ({
+              name: e.name,
+              path: e.path,
+              kind: e.kind,
+              ...(e.size !== undefined ? { size: e.size } : {}),
+              ...(e.modified !== undefined ? { modified: new Date(e.modified).toISOString() } : {}),
+            })),
+          };
+        },
+      }),
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_delete>>({
+        name: 'opfs_delete',
+        description: 'Delete a workspace file, or a folder with everything in it. This cannot be undone.',
+        inputSchema: workspaceSchemas.opfs_delete,
+        async execute({ path }) {
+          const result = await workspace.delete(path);
+          changed(result.path);
+          return { path: result.path, deleted: result.kind };
+        },
+      }),
+    ],
+  });
+}
