@@ -222,7 +222,10 @@ export const useChatStore = defineStore('chat', () => {
       case 'sub_agent_event': {
         if (event.conversationId !== activeId.value) break;
         const tool = toolResults.get(event.toolCallId);
-        if (tool) toolResults.set(event.toolCallId, { ...tool, subAgent: applySubAgentEvent(tool.subAgent, event.event) });
+        if (!tool) break;
+        // A new record each time (the function changes the one it is given): views of it update.
+        const record = tool.subAgent && { ...tool.subAgent, messages: [...tool.subAgent.messages] };
+        toolResults.set(event.toolCallId, { ...tool, subAgent: applySubAgentEvent(record, event.event) });
         break;
       }
     }
