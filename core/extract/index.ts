@@ -1,0 +1,3 @@
+export { extractPage, copyVisible, cssPath, pageTitle, SelectorError, setBase } from './extract';
+export type { Extracted, ExtractMethod, ExtractOptions } from './extract';
+export { createMarkdownConverter, absoluteUrl, tidy } from './markdown';
