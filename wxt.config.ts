@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { readabilityFast } from './build/readability-fast';
 import { toolValidators } from './build/tool-validators';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
@@ -10,7 +11,8 @@ export default defineConfig({
   manifest: ({ browser }) => ({
     name: 'Sidequest',
     description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting'],
+    // Chrome: `offscreen` for the document that parses fetched HTML (its worker has no DOM).
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', ...(browser === 'firefox' ? [] : ['offscreen'])],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'Sidequest' },
     ...(browser === 'firefox'
@@ -27,7 +29,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [toolValidators()],
+    plugins: [toolValidators(), readabilityFast()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

@@ -1,5 +1,6 @@
 import type { JSONSchema7 } from 'json-schema';
 import { tabsSchemas } from './tabs/schemas';
+import { webSchemas } from './web/schemas';
 
 /**
  * Every built-in tool's input schema, by tool name. The build compiles these with ajv into
@@ -8,4 +9,5 @@ import { tabsSchemas } from './tabs/schemas';
  */
 export const builtinSchemas: Record<string, JSONSchema7> = {
   ...tabsSchemas,
+  ...webSchemas,
 };

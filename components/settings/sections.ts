@@ -1,6 +1,7 @@
 import type { Component } from 'vue';
 import SettingsPlugins from './SettingsPlugins.vue';
 import SettingsProvider from './SettingsProvider.vue';
+import SettingsSearch from './SettingsSearch.vue';
 
 /** One page of the settings; the navigation lists them by group, in this order. */
 export interface SettingsSection {
@@ -12,5 +13,6 @@ export interface SettingsSection {
 
 export const sections: SettingsSection[] = [
   { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider },
+  { id: 'search', group: 'Agent', title: 'Search engines', component: SettingsSearch },
   { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins },
 ];

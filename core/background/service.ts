@@ -7,6 +7,7 @@ import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/p
 import { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
 import { precompiledValidators } from '@/core/registry/validation';
+import { SearchService } from '@/core/search/service';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import {
@@ -26,6 +27,8 @@ export interface PluginServices {
   hub: EventHub;
   /** A model client for the provider as configured now (summaries, sub-agents). */
   getModelClient(): Promise<ModelClient>;
+  /** Web search with the engine chosen in settings (web plugin, settings page). */
+  search: SearchService;
 }
 
 export interface BackgroundOptions {
@@ -48,7 +51,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
     save: (state) => pluginState.setValue(state),
   });
   const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
-  for (const plugin of plugins({ registry, store, hub, getModelClient })) registry.register(plugin);
+  const search = new SearchService(db);
+  for (const plugin of plugins({ registry, store, hub, getModelClient, search })) registry.register(plugin);
 
   const stepTimings: StepTiming[] = [];
   const runner = new AgentRunner({
@@ -153,6 +157,9 @@ export function startBackground({ plugins }: BackgroundOptions) {
     return pluginInfos();
   });
   handle('getStepTimings', () => [...stepTimings]);
+  handle('getSearchSettings', () => search.view());
+  handle('saveSearchSettings', (data) => search.save(data));
+  handle('testSearch', (data) => search.test(data));
 
   /** Registers a handler that only the extension's own pages may call, after start-up. */
   function handle<K extends keyof ProtocolMap>(

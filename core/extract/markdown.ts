@@ -8,7 +8,7 @@ import { highlightedCodeBlock, strikethrough, taskListItems } from 'turndown-plu
  */
 
 /** Elements that never carry content worth reading. */
-const DROPPED = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'canvas', 'svg', 'math', 'select', 'input', 'textarea', 'button', 'dialog', 'audio', 'video', 'map'] as const;
+const DROPPED = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'canvas', 'svg', 'math', 'select', 'input', 'textarea', 'button', 'dialog', 'audio', 'video', 'map']);
 
 /**
  * Escapes only a `#` that would turn a line of page text into a heading. A model reads the
@@ -131,7 +131,7 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
   });
   service.escape = escapeText;
   service.use([highlightedCodeBlock, strikethrough, taskListItems]);
-  service.remove([...DROPPED]);
+  service.remove((node) => DROPPED.has(node.nodeName.toLowerCase()));
 
   service.addRule('link', {
     filter: (node) => node.nodeName === 'A' && node.hasAttribute('href'),
