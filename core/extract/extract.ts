@@ -258,7 +258,8 @@ export function copyVisible(doc: Document, element: Element): VisibleCopy {
   const whole = element === doc.documentElement;
   const root = inert.importNode(element, true) as Element;
   if (whole) {
-    inert.replaceChild(root, inert.documentElement);
+    inert.documentElement.remove();
+    inert.appendChild(root);
     const head = root.querySelector('head') ?? root.insertBefore(inert.createElement('head'), root.firstChild);
     for (const old of Array.from(head.querySelectorAll('base'))) old.remove();
     const base = inert.createElement('base');

@@ -140,7 +140,7 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
       if (!text) return '';
       const href = absoluteUrl(node.getAttribute('href'), base);
       if (!href) return content;
-      const label = text.replace(/\n{2,}/g, '\n').replace(/([[\]])/g, '\\$1');
+      const label = text.replace(/\n{2,}/g, '\n');
       return `[${label}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
     },
   });
@@ -152,7 +152,7 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
       if (!alt || FILE_NAME_ALT.test(alt)) return '';
       const src = absoluteUrl(node.getAttribute('src'), base);
       if (!src || src.length > 300) return alt;
-      return `![${alt.replace(/([[\]])/g, '\\$1')}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
+      return `![${alt.replace(/[[\]]/g, '')}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
     },
   });
 
@@ -197,8 +197,7 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
       if (at < 0) return '';
       let width = 0;
       for (const cell of Array.from(row.cells)) width += Math.max(1, Math.min(cell.colSpan || 1, 50));
-      const line = `${content.trim()}${' |'.repeat(Math.max(0, shape.columns - width))}`.replace(/\s*$/, '');
-      const closed = line.endsWith('|') ? line : `${line} |`;
+      const closed = `${content.trim()} |${' |'.repeat(Math.max(0, shape.columns - width))}`;
       const separator = at === 0 ? `\n|${' --- |'.repeat(shape.columns)}` : '';
       return `\n${closed}${separator}`;
     },

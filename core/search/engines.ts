@@ -209,10 +209,11 @@ async function searchBaidu(q: string, n: number, config: SearchConfig, deps: Sea
   const response = await request(config, deps, url.href, { headers: { Accept: 'text/html' } }, signal);
   if (!response.ok) throw httpError('baidu', response.status, undefined);
   const html = await response.text();
-  const page = await deps.parsePage('baidu', html, response.url || url.href);
+  const pageUrl = response.url || url.href;
+  const page = await deps.parsePage('baidu', html, pageUrl);
   const results = fromPage('baidu', page, n);
   return Promise.all(
-    results.map(async (r) => (isBaiduRedirect(r.url) ? { ...r, url: await followRedirect(r.url, deps, signal) } : r)),
+    results.map(async (r) => (isBaiduRedirect(r.url, pageUrl) ? { ...r, url: await followRedirect(r.url, pageUrl, deps, signal) } : r)),
   );
 }
 
@@ -221,17 +222,17 @@ async function searchBaidu(q: string, n: number, config: SearchConfig, deps: Sea
  * or, when Baidu answers with its JavaScript hop page, the address written in it. On failure the
  * wrapped link is kept: it still leads to the page.
  */
-async function followRedirect(link: string, deps: SearchDeps, signal: AbortSignal): Promise<string> {
+async function followRedirect(link: string, pageUrl: string, deps: SearchDeps, signal: AbortSignal): Promise<string> {
   const timeout = AbortSignal.timeout(REDIRECT_TIMEOUT_MS);
   try {
     const response = await deps.fetch(link, { redirect: 'follow', credentials: 'omit', signal: AbortSignal.any([signal, timeout]) });
-    if (response.url && !isBaiduRedirect(response.url) && /^https?:\/\//i.test(response.url)) {
+    if (response.url && !isBaiduRedirect(response.url, pageUrl) && /^https?:\/\//i.test(response.url)) {
       void response.body?.cancel().catch(() => undefined);
       return response.url;
     }
     const hop = (await response.text()).slice(0, 4000);
     const found = /(?:location\.replace\(|URL=)['"]?(https?:\/\/[^'")\s>]+)/i.exec(hop)?.[1];
-    return found && !isBaiduRedirect(found) ? found : link;
+    return found && !isBaiduRedirect(found, pageUrl) ? found : link;
   } catch {
     return link;
   }

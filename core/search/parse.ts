@@ -62,8 +62,8 @@ export function parseDuckDuckGo(doc: Document): SearchPage {
     return { kind: 'blocked', detail: 'DuckDuckGo answered with its "are you a robot" challenge instead of results.' };
   }
   const results: SearchResult[] = [];
-  const blocks = doc.querySelectorAll('#links .result, .serp__results .result, .results .result');
-  for (const block of Array.from(blocks)) {
+  const blocks = new Set(Array.from(doc.querySelectorAll('#links .result, .serp__results .result, .results .result')));
+  for (const block of blocks) {
     if (block.matches('.result--ad, .result--no-result') || block.querySelector('.badge--ad')) continue;
     const link = block.querySelector<HTMLAnchorElement>('a.result__a');
     if (!link) continue;
@@ -79,11 +79,16 @@ export function parseDuckDuckGo(doc: Document): SearchPage {
 
 // ——— Baidu (www.baidu.com/s) ———
 
-/** Baidu's redirect links (`www.baidu.com/link?url=…`) are opaque: they must be followed. */
-export function isBaiduRedirect(url: string): boolean {
+/**
+ * Baidu's redirect links (`www.baidu.com/link?url=…`) are opaque: they must be followed. A link
+ * of the same shape on the results page's own host counts too (a test server standing in).
+ */
+export function isBaiduRedirect(url: string, pageUrl?: string): boolean {
   try {
     const u = new URL(url);
-    return /(^|\.)baidu\.com$/i.test(u.hostname) && u.pathname === '/link';
+    if (!/\/link$/.test(u.pathname) || !u.searchParams.has('url')) return false;
+    if (/(^|\.)baidu\.com$/i.test(u.hostname)) return true;
+    return pageUrl !== undefined && new URL(pageUrl).origin === u.origin;
   } catch {
     return false;
   }
@@ -98,8 +103,10 @@ export function parseBaidu(doc: Document, url: string): SearchPage {
   }
   const container = doc.querySelector('#content_left');
   const results: SearchResult[] = [];
-  const blocks = container ? container.querySelectorAll(':scope > .result, :scope > .c-container, :scope > div > .result, :scope > div > .c-container') : [];
-  for (const block of Array.from(blocks)) {
+  const matched = new Set(container ? Array.from(container.querySelectorAll(':scope > .result, :scope > .c-container, :scope > div > .result, :scope > div > .c-container')) : []);
+  // A result block holds an inner `.c-container` of its own: count the outer one only.
+  const blocks = [...matched].filter((block) => !(block.parentElement && matched.has(block.parentElement)));
+  for (const block of blocks) {
     // Ads (推广/广告) and Baidu's own "people also search" boxes are not results.
     if (block.matches('.ec_wise_ad, [data-tuiguang], [data-placeid]') || block.getAttribute('tpl') === 'recommend_list') continue;
     const link = block.querySelector<HTMLAnchorElement>('h3 a[href]');
@@ -107,7 +114,7 @@ export function parseBaidu(doc: Document, url: string): SearchPage {
     const resultTitle = text(link);
     const mu = block.getAttribute('mu') ?? '';
     const href = link.getAttribute('href') ?? '';
-    const target = isWebUrl(mu) && !isBaiduRedirect(mu) ? mu : isWebUrl(href) ? href : '';
+    const target = isWebUrl(mu) && !isBaiduRedirect(mu, url) ? mu : isWebUrl(href) ? href : '';
     if (!target || !resultTitle) continue;
     let snippet = text(block.querySelector(BAIDU_SNIPPET));
     if (!snippet) snippet = text(block).replace(resultTitle, '').trim().slice(0, 300);

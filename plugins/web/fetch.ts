@@ -24,6 +24,8 @@ export interface WebFetchDeps {
   htmlToMarkdown(html: string, url: string): Promise<string>;
   /** Summarizes text under a prompt with the configured model. */
   summarize(request: { prompt: string; content: string; source: string; signal: AbortSignal }): Promise<string>;
+  /** The request's time limit; 30 s unless a test shortens it. */
+  timeoutMs?: number;
 }
 
 export const FETCH_TIMEOUT_MS = 30_000;
@@ -138,7 +140,8 @@ function describeNetworkError(url: URL, error: unknown): string {
  */
 export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: WebFetchDeps): Promise<WebFetchResult> {
   const url = checkFetchUrl(input.url);
-  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const limitMs = deps.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(limitMs);
   let response: Response;
   try {
     response = await deps.fetch(url.href, {
@@ -151,7 +154,7 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
     });
   } catch (error) {
     if (signal.aborted) throw error;
-    if (timeout.aborted) throw new Error(`${url.href} did not answer within ${FETCH_TIMEOUT_MS / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
+    if (timeout.aborted) throw new Error(`${url.href} did not answer within ${limitMs / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
     throw new Error(describeNetworkError(url, error));
   }
   const finalUrl = response.url || url.href;
@@ -167,7 +170,7 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
     body = await readBody(response);
   } catch (error) {
     if (signal.aborted) throw error;
-    if (timeout.aborted) throw new Error(`${finalUrl} was still sending after ${FETCH_TIMEOUT_MS / 1000} s, so the request was stopped. Try again later or use another source.`);
+    if (timeout.aborted) throw new Error(`${finalUrl} was still sending after ${limitMs / 1000} s, so the request was stopped. Try again later or use another source.`);
     throw new Error(`The answer from ${finalUrl} broke off while it was read (${(error as Error)?.message ?? error}). Try again.`);
   }
   const kind = classify(mime, body.bytes);
