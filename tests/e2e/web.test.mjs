@@ -336,7 +336,7 @@ for (const browserName of selectedBrowsers()) {
       const found = await page.evaluate((sel) => document.querySelector(sel)?.textContent ?? '', result.used_selector);
       assert.match(found, /The Otters lead/);
       assert.match(await lastAnswer(sidebar), /The Otters lead the Herons 3 to 1/);
-      await sidebar.evaluate(() => document.querySelector('details.tool:last-of-type summary')?.click());
+      await sidebar.evaluate(() => document.querySelector('details.tool[data-tool="get_tab_content"] summary')?.click());
       await sidebar.screenshot(screenshotPath(browserName, 'sidebar-tab-content'));
       model.setScript(defaultScript);
       await page.close();
