@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { extractPage, limitText, SelectorError } from '@/core/extract';
+import { Readability } from '@mozilla/readability';
+import { createMarkdownConverter, extractPage, limitText, SelectorError, setBase } from '@/core/extract';
+import { MarkdownReadability } from '@/core/extract/extract';
 import { readPage } from '@/core/extract/page';
 import { CORPUS, hasCorpus, parseHtml } from './helpers/dom';
 
@@ -56,6 +58,27 @@ describe.skipIf(!hasCorpus)('saved pages (../shared/corpus/pages)', () => {
     // Nothing of the page's scripts or styles leaks in.
     expect(result.markdown).not.toMatch(/function\s*\(|<script|<style|\{\s*display\s*:/);
   });
+});
+
+describe.skipIf(!hasCorpus)('MarkdownReadability', () => {
+  test.each(['nytimes-1', 'medium-1', 'wikipedia-3', 'keep-tabular-data', 'clean-links', 'base-url-base-element-relative'])(
+    '%s: the skipped passes change nothing in the Markdown but in-page anchors',
+    (name) => {
+      const html = readFileSync(path.join(CORPUS, name, 'source.html'), 'utf8');
+      const toMarkdown = createMarkdownConverter();
+      const read = (Reader: typeof Readability<HTMLElement>) => {
+        const doc = parseHtml(html);
+        setBase(doc, `https://corpus.example/${name}/`);
+        const article = new Reader(doc, { keepClasses: true, serializer: (el) => el as HTMLElement }).parse();
+        return { markdown: toMarkdown(article!.content!, doc.baseURI), base: doc.baseURI };
+      };
+      const stock = read(Readability);
+      // Stock Readability makes "#fragment" links absolute (page address + fragment); the converter
+      // leaves in-page anchors out, keeping their text. That is the one intended difference.
+      const anchor = new RegExp(`\\[((?:[^\\[\\]]|\\[[^\\]]*\\])*)\\]\\(${stock.base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}#[^)]*\\)`, 'g');
+      expect(read(MarkdownReadability).markdown).toBe(stock.markdown.replace(anchor, '$1'));
+    },
+  );
 });
 
 describe('Markdown structure', () => {
