@@ -85,9 +85,14 @@ export function tokens(text) {
   return (text.toLowerCase().match(TOKEN) ?? []);
 }
 
-/** The readable text of Markdown: link and image targets dropped, their labels kept. */
+/** The readable text of Markdown: link and image targets dropped, their labels kept (nested ones too). */
 export function markdownText(markdown) {
-  return markdown.replace(/!?\[((?:\\.|[^\]\\])*)\]\((?:\\.|[^)\\])*\)/g, '$1');
+  let text = markdown;
+  for (let previous = ''; previous !== text; ) {
+    previous = text;
+    text = text.replace(/!?\[((?:\\.|[^\][\\])*)\]\((?:\\.|[^)\\])*\)/g, '$1');
+  }
+  return text;
 }
 
 function counts(words) {

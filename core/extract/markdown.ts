@@ -150,6 +150,8 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
     replacement(_content, node) {
       const alt = (node.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
       if (!alt || FILE_NAME_ALT.test(alt)) return '';
+      // An image that is a link: the link is what can be followed; its label is the alt text.
+      if (node.closest('a[href]')) return alt;
       const src = absoluteUrl(node.getAttribute('src'), base);
       if (!src || src.length > 300) return alt;
       return `![${alt.replace(/[[\]]/g, '')}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
