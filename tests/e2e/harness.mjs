@@ -136,9 +136,18 @@ async function launchFirefox(profile) {
     await page.setViewport({ width, height });
     // Firefox over BiDi never resolves a goto to a moz-extension:// page: wait for content instead.
     page.goto(`${origin}/${p.replace(/^\//, '')}`).catch(() => undefined);
-    await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
-      timeout: 15_000,
-    });
+    // The wait can start on about:blank and be cut by the navigation ("Waiting failed"): wait again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#app')?.childElementCount > 0, {
+          timeout: 15_000,
+        });
+        break;
+      } catch (error) {
+        if (attempt >= 3 || !/Waiting failed|context|destroyed|navigat/i.test(String(error?.message))) throw error;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
     return wrapPuppeteer(page);
   };
 

@@ -225,6 +225,11 @@ for (const browserName of selectedBrowsers()) {
     });
 
     test('a CAPTCHA from the engine reaches the model as an error naming the engine, not as "no results"', async () => {
+      const options = await h.openExtensionPage('options.html#search', { width: 1000, height: 800 });
+      await options.click('radio', 'DuckDuckGo');
+      await options.click('button', 'Save');
+      await options.waitForText('Saved. web_search uses DuckDuckGo');
+      await options.close();
       model.reset();
       model.queue([{ toolCalls: [{ name: 'web_search', arguments: { query: 'captcha' } }] }]);
       const sidebar = await openSidebar(h);
