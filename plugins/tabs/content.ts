@@ -94,6 +94,9 @@ function injectionError(tabId: number, url: string, error: unknown): Error {
   if (/file:\/\/|file URL|Cannot access contents of url "file/i.test(message) || url.startsWith('file:')) {
     return new Error(`Tab ${tabId} shows a local file (${url}), and the extension is not allowed to read files. The user can allow it ("Allow access to file URLs" in the extension's details); otherwise ask the user what it shows.`);
   }
+  if (/\.pdf($|[?#])/i.test(url)) {
+    return new Error(`Tab ${tabId} shows a PDF (${url}) in the browser's PDF viewer, which extensions cannot read. Ask the user what it says.`);
+  }
   if (/error page|chrome-error|showing error page/i.test(message)) {
     return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or use web_fetch on its address.`);
   }
