@@ -348,13 +348,15 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
-    test('get_tab_content: a selector narrows the reading; an unmatched selector and an extension page are clear errors', async () => {
+    test('get_tab_content: a selector narrows the reading, a prompt summarizes; an unmatched selector and an extension page are clear errors', async () => {
       const page = await h.newPage(site.url('/dynamic.html'));
       await page.waitForText('The Otters lead');
       const sidebar = await openSidebar(h);
       let step = 0;
       model.reset();
       model.setScript((req) => {
+        // The summary request get_tab_content makes for its prompt: no tools offered.
+        if (req.toolNames.length === 0) return { text: 'The Otters lead the Herons, 3 to 1.' };
         if (req.last?.role !== 'tool') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         step++;
         const tabs = step === 1 ? toolResult(req) : null;
@@ -366,6 +368,7 @@ for (const browserName of selectedBrowsers()) {
               { name: 'get_tab_content', arguments: { tab_id: scores.tab_id, selector: 'table' } },
               { name: 'get_tab_content', arguments: { tab_id: scores.tab_id, selector: '#no-such-thing' } },
               { name: 'get_tab_content', arguments: { tab_id: own.tab_id } },
+              { name: 'get_tab_content', arguments: { tab_id: scores.tab_id, prompt: 'Who is leading?' } },
             ],
           };
         }
@@ -382,6 +385,12 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(!table.content.includes('The Otters lead'), 'only the table');
       assert.match(toolMessages[2], /The selector "#no-such-thing" matches nothing on this page/);
       assert.match(toolMessages[3], /cannot be read: it is a page of a browser extension/);
+      const summary = JSON.parse(toolMessages[4]);
+      assert.equal(summary.summarized, true);
+      assert.equal(summary.content, 'The Otters lead the Herons, 3 to 1.');
+      const summaryRequest = model.requests.find((r) => r.toolNames.length === 0);
+      assert.match(contentText(summaryRequest.lastUser), /Instructions: Who is leading\?/);
+      assert.match(contentText(summaryRequest.lastUser), /The Otters lead the Herons 3 to 1 after the second period/);
       model.setScript(defaultScript);
       await page.close();
       await sidebar.close();
