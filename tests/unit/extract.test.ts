@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Readability } from '@mozilla/readability';
 import { createMarkdownConverter, extractPage, limitText, SelectorError, setBase } from '@/core/extract';
-import { MarkdownReadability } from '@/core/extract/extract';
+import { MarkdownReadability, narrowToContent } from '@/core/extract/extract';
 import { readPage } from '@/core/extract/page';
 import { CORPUS, hasCorpus, parseHtml } from './helpers/dom';
 
@@ -79,6 +79,32 @@ describe.skipIf(!hasCorpus)('MarkdownReadability', () => {
       expect(read(MarkdownReadability).markdown).toBe(stock.markdown.replace(anchor, '$1'));
     },
   );
+});
+
+describe('narrowing before Readability', () => {
+  test.skipIf(!hasCorpus).each(['nytimes-1', 'bbc-1', 'aclu', 'yahoo-4'])('%s: Readability finds the same article and title on the narrowed page', (name) => {
+    const html = readFileSync(path.join(CORPUS, name, 'source.html'), 'utf8');
+    const prepared = () => {
+      const doc = parseHtml(html);
+      for (const el of Array.from(doc.querySelectorAll('script:not([type="application/ld+json"]), style, noscript, template, iframe, svg, link'))) el.remove();
+      return doc;
+    };
+    const whole = new Readability(prepared()).parse();
+    const narrowed = prepared();
+    narrowToContent(narrowed);
+    expect(narrowed.querySelectorAll('[hidden]').length, 'the page was narrowed').toBeGreaterThan(0);
+    const result = new Readability(narrowed).parse();
+    expect(squash(result?.textContent ?? '')).toBe(squash(whole?.textContent ?? ''));
+    expect(result?.title).toBe(whole?.title);
+  });
+
+  test('a page whose text is not in paragraphs is left whole', () => {
+    const article = `<div id="story">${'A long line of the story, set between line breaks the old way, with no paragraph element at all. <br>'.repeat(30)}</div>`;
+    const comments = `<section id="comments">${'<p>A reader comment that is long enough to count as a paragraph of text here.</p>'.repeat(20)}</section>`;
+    const doc = parseHtml(`<html><body>${article}${comments}</body></html>`);
+    narrowToContent(doc);
+    expect(doc.querySelectorAll('[hidden]').length).toBe(0);
+  });
 });
 
 describe('Markdown structure', () => {
