@@ -1,10 +1,11 @@
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
+import { readabilityFast } from './build/readability-fast.ts';
 import { toolValidators } from './build/tool-validators.ts';
 
 export default defineConfig({
-  plugins: [WxtVitest(), vue(), toolValidators()],
+  plugins: [WxtVitest(), vue(), toolValidators(), readabilityFast()],
   test: {
     globals: true,
     include: ['tests/unit/**/*.test.ts'],

@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { readabilityFast } from './build/readability-fast.ts';
 import { toolValidators } from './build/tool-validators.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
@@ -10,7 +11,8 @@ export default defineConfig({
   manifest: ({ browser, manifestVersion }) => ({
     name: 'Sidequest',
     description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
-    // Chrome: `offscreen` for blob URLs of workspace files (its service worker cannot make them).
+    // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
+    // fetched HTML (no DOM) and make blob URLs of workspace files.
     permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', ...(browser === 'firefox' ? [] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // execute_script is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
@@ -33,7 +35,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [toolValidators()],
+    plugins: [toolValidators(), readabilityFast()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

@@ -8,12 +8,14 @@ import { Sandbox } from './scripting/sandbox';
 import { createSubAgentsPlugin } from './subagents';
 import { createTabsPlugin } from './tabs';
 import { createTasksPlugin } from './tasks';
+import { createWebPlugin } from './web';
 import { createWorkspacePlugin } from './workspace';
 
 /** Every built-in plugin, in the order settings list them. */
 export function builtinPlugins(services: PluginServices): Plugin[] {
   return [
-    createTabsPlugin(),
+    createTabsPlugin(services),
+    createWebPlugin(services),
     createPageToolsPlugin(services.pageTools),
     createWorkspacePlugin({ onChange: (path) => services.hub.broadcast({ type: 'workspace', path }) }),
     createInteractionPlugin(services.questions),

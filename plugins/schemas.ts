@@ -6,6 +6,7 @@ import { subagentsSchemas } from './subagents/schemas';
 import { tabsSchemas } from './tabs/schemas';
 import { tasksSchemas } from './tasks/schemas';
 import { workspaceSchemas } from './workspace/schemas';
+import { webSchemas } from './web/schemas';
 
 /**
  * Every built-in tool's input schema, by tool name. The build compiles these with ajv into
@@ -20,4 +21,5 @@ export const builtinSchemas: Record<string, JSONSchema7> = {
   ...tasksSchemas,
   ...scriptingSchemas,
   ...subagentsSchemas,
+  ...webSchemas,
 };

@@ -10,6 +10,7 @@ import { precompiledValidators } from '@/core/registry/validation';
 import { PageToolsManager } from '@/core/page-tools/manager';
 import { pageToolValidators } from '@/core/page-tools/validator';
 import { sitePermissions } from '@/core/storage/site-permissions';
+import { SearchService } from '@/core/search/service';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import {
@@ -42,6 +43,8 @@ export interface PluginServices {
   tasks: TaskBoard;
   /** The ask_user questions waiting for the user (interaction plugin). */
   questions: QuestionDesk;
+  /** Web search with the engine chosen in settings (web plugin, settings page). */
+  search: SearchService;
 }
 
 export interface BackgroundOptions {
@@ -77,7 +80,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const tasks = new TaskBoard({ load: () => sessionTasks.getValue(), save: (all) => sessionTasks.setValue(all) });
   const questions = new QuestionDesk();
-  for (const plugin of plugins({ registry, store, hub, getModelClient, getMaxSteps, tasks, questions, pageTools })) {
+  const search = new SearchService(db);
+  for (const plugin of plugins({ registry, store, hub, getModelClient, getMaxSteps, tasks, questions, pageTools, search })) {
     registry.register(plugin);
   }
   tasks.onChange((conversationId, list) => hub.broadcast({ type: 'tasks', conversationId, tasks: list }));
@@ -227,6 +231,9 @@ export function startBackground({ plugins }: BackgroundOptions) {
   handle('getTasks', ({ conversationId }) => tasks.list(conversationId));
   handle('listQuestions', () => questions.list());
   handle('answerQuestion', ({ id, answer }) => questions.answer(id, answer));
+  handle('getSearchSettings', () => search.view());
+  handle('saveSearchSettings', (data) => search.save(data));
+  handle('testSearch', (data) => search.test(data));
 
   /** Registers a handler that only the extension's own pages may call, after start-up. */
   function handle<K extends keyof ProtocolMap>(

@@ -4,6 +4,8 @@ import type { ConsentDecision, PageTabView, SitePermission } from '@/core/page-t
 import type { PendingQuestion } from '@/core/background/questions';
 import type { Task } from '@/core/background/task-board';
 import type { PluginSource, SubAgentEvent } from '@/core/registry/types';
+import type { SearchSettingsView, SearchTestInput, SearchTestResult } from '@/core/search/service';
+import type { SearchSettingsInput } from '@/core/storage/search';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
 /** A plugin as settings and the UI list it. */
@@ -48,6 +50,12 @@ export interface ProtocolMap {
   saveProvider(data: { baseUrl: string; model: string; apiKey?: string }): ProviderView;
   listPlugins(): PluginInfo[];
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
+  /** Search engine settings (Settings → Search engines); keys are never sent, only whether they are set. */
+  getSearchSettings(): SearchSettingsView;
+  /** Validates and saves; a key left undefined keeps the saved one, '' removes it. */
+  saveSearchSettings(data: SearchSettingsInput): SearchSettingsView;
+  /** Runs a real query with the form's engine and keys (saved keys where none is typed). */
+  testSearch(data: SearchTestInput): SearchTestResult;
   /** Per-step overhead figures of recent runs (for bench/). */
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
   /** The page tools every tab offers now. */

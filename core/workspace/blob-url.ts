@@ -1,4 +1,5 @@
 import { browser } from 'wxt/browser';
+import { ensureOffscreenDocument } from '@/core/dom/host';
 import { Workspace } from './workspace';
 
 /** Blob URLs kept alive at once; the oldest is revoked when more are made. */
@@ -19,7 +20,9 @@ export interface OffscreenBlobRequest {
  */
 export async function workspaceBlobUrl(path: string, file: File): Promise<string> {
   if (typeof URL.createObjectURL === 'function') return keep(URL.createObjectURL(file));
-  await ensureOffscreenDocument();
+  await ensureOffscreenDocument().catch((error: Error) => {
+    throw new Error(`This browser can make no blob URL here (${error.message}); read the file in text mode instead.`);
+  });
   const request: OffscreenBlobRequest = { to: 'sidequest-offscreen', type: 'blob-url', path };
   const reply = (await browser.runtime.sendMessage(request)) as { url?: string; error?: string } | undefined;
   if (!reply?.url) throw new Error(`Could not make a blob URL for ${path}: ${reply?.error ?? 'the offscreen document did not answer'}.`);
@@ -45,32 +48,4 @@ export function serveBlobUrls(workspace = new Workspace()): void {
       .then(({ file }) => ({ url: keep(URL.createObjectURL(file)) }))
       .catch((error: Error) => ({ error: error.message }));
   });
-}
-
-interface ChromeOffscreen {
-  offscreen: {
-    createDocument(options: { url: string; reasons: string[]; justification: string }): Promise<void>;
-  };
-  runtime: { getContexts(filter: { contextTypes: string[] }): Promise<unknown[]> };
-}
-
-let creating: Promise<void> | undefined;
-
-async function ensureOffscreenDocument(): Promise<void> {
-  const chrome = (globalThis as unknown as { chrome?: Partial<ChromeOffscreen> }).chrome;
-  if (!chrome?.offscreen || !chrome.runtime?.getContexts) {
-    throw new Error('This browser can make no blob URL here; read the file in text mode instead.');
-  }
-  const existing = await chrome.runtime.getContexts({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
-  if (existing.length) return;
-  creating ??= chrome.offscreen
-    .createDocument({
-      url: browser.runtime.getURL('/offscreen.html'),
-      reasons: ['BLOBS'],
-      justification: 'Blob URLs for files of the agent\'s workspace (opfs_read).',
-    })
-    .finally(() => {
-      creating = undefined;
-    });
-  await creating;
 }

@@ -1,6 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
+import type { ModelClient } from '@/core/agent/provider';
 import { definePlugin, defineTool } from '@/core/registry/registry';
+import { createGetTabContent } from './content';
 import { tabsSchemas } from './schemas';
 
 type Tab = Browser.tabs.Tab;
@@ -168,13 +170,13 @@ export const activateTab = defineTool<FromSchema<typeof tabsSchemas.activate_tab
   },
 });
 
-/** The built-in `tabs` plugin. `get_tab_content` joins it with page reading. */
-export function createTabsPlugin() {
+/** The built-in `tabs` plugin; `getModelClient` lets `get_tab_content` summarize. */
+export function createTabsPlugin(services: { getModelClient?(): Promise<ModelClient> } = {}) {
   return definePlugin({
     id: 'tabs',
     source: 'builtin',
     name: 'Tabs',
     description: 'See, open, switch and close browser tabs.',
-    tools: [listTabs, openTab, closeTab, activateTab],
+    tools: [listTabs, createGetTabContent(services), openTab, closeTab, activateTab],
   });
 }

@@ -13,6 +13,24 @@ export const tabsSchemas = {
     },
     additionalProperties: false,
   },
+  get_tab_content: {
+    type: 'object',
+    properties: {
+      tab_id: { type: 'integer', description: 'The tab to read (from list_tabs).' },
+      selector: { type: 'string', minLength: 1, description: 'CSS selector: read only the first element it matches. Leave out to read the main content.' },
+      prompt: {
+        type: 'string',
+        description: 'What to get out of the page. When given, the content is summarized by the model under this prompt and only the summary is returned.',
+      },
+      max_length: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Maximum characters of content to return (default 40000, at most 50000); truncated says whether it was cut.',
+      },
+    },
+    required: ['tab_id'],
+    additionalProperties: false,
+  },
   open_tab: {
     type: 'object',
     properties: {

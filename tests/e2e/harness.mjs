@@ -182,6 +182,7 @@ function markerScript() {
       combobox: 'select, [role="combobox"]',
       switch: '[role="switch"]',
       checkbox: 'input[type="checkbox"], [role="checkbox"]',
+      radio: 'input[type="radio"], [role="radio"]',
       link: 'a[href], [role="link"]',
     };
     const candidates = [...document.querySelectorAll(selectors[role] ?? `[role="${role}"]`)].filter(visible);

@@ -4,6 +4,9 @@
 export async function configureProvider(h, { baseUrl, model = 'scripted-model', apiKey = '' }) {
   const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
   await options.click('link', 'Model provider');
+  // The form fills itself with the saved settings when they arrive: type only after that, or the
+  // late arrival overwrites what was typed (seen on a busy machine).
+  await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
   await options.fill('Base URL', baseUrl);
   await options.fill('Model', model);
   if (apiKey) await options.fill('API key', apiKey);

@@ -1,0 +1,36 @@
+import { extractPage, SelectorError } from './extract';
+
+/** What the page-reading script answers; it crosses from the tab to the background as data. */
+export type PageReading =
+  | { ok: true; url: string; title: string; markdown: string; usedSelector: string }
+  | { ok: false; kind: 'selector' | 'unsupported' | 'failed'; error: string };
+
+/** The global the injected script defines in the extension's isolated world of the tab. */
+export const READ_PAGE_GLOBAL = '__sidequestReadPage';
+
+/**
+ * Reads the document of a tab as it is rendered now (content added by scripts after load
+ * included) as Markdown. Runs in the page's isolated world: the page's own scripts cannot see or
+ * change it, and the page is not modified.
+ */
+export function readPage(doc: Document, options: { selector?: string }): PageReading {
+  try {
+    const type = doc.contentType || 'text/html';
+    if (type === 'application/pdf') {
+      return { ok: false, kind: 'unsupported', error: 'This tab shows a PDF in the browser\'s PDF viewer, whose text extensions cannot read.' };
+    }
+    if (/^(image|video|audio)\//.test(type)) {
+      return { ok: false, kind: 'unsupported', error: `This tab shows a ${type.split('/')[0]} (${type}), not a document with text.` };
+    }
+    if (type === 'text/plain' || (!/html|xml/.test(type) && doc.body && !doc.body.children.length)) {
+      if (options.selector) return { ok: false, kind: 'selector', error: `This tab shows plain text (${type}); a selector cannot apply to it. Leave selector out.` };
+      const text = doc.body?.innerText ?? doc.documentElement.textContent ?? '';
+      return { ok: true, url: doc.URL, title: doc.title, markdown: text, usedSelector: 'body' };
+    }
+    const result = extractPage(doc, { live: true, selector: options.selector });
+    return { ok: true, url: doc.URL, title: result.title || doc.title, markdown: result.markdown, usedSelector: result.usedSelector };
+  } catch (error) {
+    if (error instanceof SelectorError) return { ok: false, kind: 'selector', error: error.message };
+    return { ok: false, kind: 'failed', error: `Reading the page failed: ${(error as Error)?.message ?? error}` };
+  }
+}

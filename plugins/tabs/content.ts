@@ -1,0 +1,166 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import { browser, type Browser } from 'wxt/browser';
+import { summarize } from '@/core/agent/summarize';
+import type { ModelClient } from '@/core/agent/provider';
+import { limitText } from '@/core/extract/limit';
+import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page';
+import { defineTool } from '@/core/registry/registry';
+import { getTabOrThrow, waitForTabLoad } from './index';
+import { tabsSchemas } from './schemas';
+
+export interface TabContent {
+  tab_id: number;
+  url: string;
+  title: string;
+  content: string;
+  truncated: boolean;
+  used_selector: string;
+  /** Present and true when `content` is the model's summary under `prompt`. */
+  summarized?: true;
+}
+
+/** Sites whose pages browsers never let extensions script. */
+const STORE_HOSTS = [
+  { host: 'chromewebstore.google.com', name: 'the Chrome Web Store' },
+  { host: 'chrome.google.com', path: '/webstore', name: 'the Chrome Web Store' },
+  { host: 'addons.mozilla.org', name: 'Firefox Add-ons (addons.mozilla.org)' },
+  { host: 'microsoftedge.microsoft.com', path: '/addons', name: 'the Edge Add-ons store' },
+];
+
+/** Firefox's list of domains extensions may not touch (extensions.webextensions.restrictedDomains). */
+const FIREFOX_RESTRICTED = [
+  'accounts-static.cdn.mozilla.net',
+  'accounts.firefox.com',
+  'addons.cdn.mozilla.net',
+  'api.accounts.firefox.com',
+  'content.cdn.mozilla.net',
+  'discovery.addons.mozilla.org',
+  'install.mozilla.org',
+  'oauth.accounts.firefox.com',
+  'profile.accounts.firefox.com',
+  'support.mozilla.org',
+  'sync.services.mozilla.com',
+];
+
+/**
+ * Why the extension may not read a tab with this URL, or null if it may try. Browser pages,
+ * other extensions, the add-on stores, `view-source:`, `data:`… are closed to every extension.
+ */
+export function unreadableReason(rawUrl: string): string | null {
+  if (!rawUrl) return 'its address is not known (the tab may still be opening)';
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return `its address (${rawUrl}) is not a web address`;
+  }
+  switch (url.protocol) {
+    case 'http:':
+    case 'https:':
+      break;
+    case 'file:':
+      return null; // Allowed when the user lets the extension read files; the injection says if not.
+    case 'about:':
+    case 'chrome:':
+    case 'edge:':
+    case 'brave:':
+    case 'opera:':
+    case 'vivaldi:':
+    case 'chrome-untrusted:':
+    case 'chrome-search:':
+    case 'devtools:':
+    case 'resource:':
+    case 'jar:':
+      return `it is a page of the browser itself (${url.protocol}), which no extension may read`;
+    case 'chrome-extension:':
+    case 'moz-extension:':
+    case 'extension:':
+      return 'it is a page of a browser extension, which other extensions may not read';
+    case 'view-source:':
+      return 'it shows the source of a page (view-source:), which extensions may not read; open the page itself, or use web_fetch on its address';
+    default:
+      return `its address uses ${url.protocol}, which extensions may not read`;
+  }
+  const host = url.hostname.toLowerCase();
+  const store = STORE_HOSTS.find((s) => s.host === host && (!s.path || url.pathname.startsWith(s.path)));
+  if (store) return `it is ${store.name}, where browsers do not let extensions read pages`;
+  if (FIREFOX_RESTRICTED.includes(host) && import.meta.env.FIREFOX) return `Firefox does not let extensions read pages on ${host}`;
+  return null;
+}
+
+/** Turns what executeScript threw into words for the model. */
+function injectionError(tabId: number, url: string, error: unknown): Error {
+  const message = (error as Error)?.message ?? String(error);
+  if (/file:\/\/|file URL|Cannot access contents of url "file/i.test(message) || url.startsWith('file:')) {
+    return new Error(`Tab ${tabId} shows a local file (${url}), and the extension is not allowed to read files. The user can allow it ("Allow access to file URLs" in the extension's details); otherwise ask the user what it shows.`);
+  }
+  if (/\.pdf($|[?#])/i.test(url)) {
+    return new Error(`Tab ${tabId} shows a PDF (${url}) in the browser's PDF viewer, which extensions cannot read. Ask the user what it says.`);
+  }
+  if (/error page|chrome-error|showing error page/i.test(message)) {
+    return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or use web_fetch on its address.`);
+  }
+  if (/Missing host permission|Cannot access|cannot be scripted|not allowed|No window matching|permission/i.test(message)) {
+    return new Error(`The browser does not let the extension read tab ${tabId} (${url}): ${message}. Ask the user what it shows, or use web_fetch on its address.`);
+  }
+  if (/No tab with id|Invalid tab ID|closed/i.test(message)) {
+    return new Error(`Tab ${tabId} does not exist any more. Call list_tabs to see the open tabs.`);
+  }
+  return new Error(`Could not read tab ${tabId} (${url}): ${message}`);
+}
+
+const LOAD_WAIT_MS = 10_000;
+const SUMMARY_ALLOWANCE_MS = 90_000;
+
+/** Runs the page reader in the tab: inject the script file, then call it with the options. */
+async function readTab(tabId: number, url: string, selector: string | undefined): Promise<PageReading> {
+  const target: Browser.scripting.InjectionTarget = { tabId };
+  try {
+    await browser.scripting.executeScript({ target, files: ['/read-page.js'] });
+    const [first] = await browser.scripting.executeScript({
+      target,
+      func: (name: string, options: { selector?: string }) => {
+        const reader = (globalThis as Record<string, unknown>)[name] as ((o: { selector?: string }) => unknown) | undefined;
+        if (typeof reader !== 'function') return { ok: false, kind: 'failed', error: 'The page reader did not load in this tab.' };
+        return reader(options);
+      },
+      args: [READ_PAGE_GLOBAL, selector === undefined ? {} : { selector }],
+    });
+    const reading = first?.result as PageReading | undefined;
+    if (!reading || typeof reading !== 'object') throw new Error('the page reader returned nothing');
+    return reading;
+  } catch (error) {
+    throw injectionError(tabId, url, error);
+  }
+}
+
+export function createGetTabContent(services: { getModelClient?(): Promise<ModelClient> } = {}) {
+  return defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent>({
+    name: 'get_tab_content',
+    description:
+      "Read an open tab's page as the browser shows it now (content rendered by JavaScript included, the user's logins apply) as Markdown: headings, lists, tables, links and code kept. Without selector it reads the main content and says which part in used_selector; with selector, the first element matching it. Give prompt to get only a summary of what you need. Use list_tabs to find tab_id. For an address that is not open, use web_fetch.",
+    inputSchema: tabsSchemas.get_tab_content,
+    timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
+    async execute({ tab_id, selector, prompt, max_length }, { signal }) {
+      let tab = await getTabOrThrow(tab_id);
+      const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
+      if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or use web_fetch for a web address.`);
+      if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
+      const url = tab.url ?? '';
+      const reading = await readTab(tab_id, url, selector);
+      if (!reading.ok) {
+        if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Use web_fetch on ${url} or ask the user.`);
+        throw new Error(reading.error);
+      }
+      const title = reading.title || tab.title || '';
+      if (prompt?.trim()) {
+        if (!services.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
+        const summary = await summarize(await services.getModelClient(), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
+        const limited = limitText(summary, max_length);
+        return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
+      }
+      const limited = limitText(reading.markdown, max_length);
+      return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector };
+    },
+  });
+}

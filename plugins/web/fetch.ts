@@ -1,0 +1,221 @@
+import { limitText } from '@/core/extract/limit';
+
+/** What `web_fetch` returns: the contract's five fields, and `summarized` when a prompt was given. */
+export interface WebFetchResult {
+  url: string;
+  content_type: string;
+  /** Markdown (HTML), the parsed value (JSON), or the text as it is. */
+  content: unknown;
+  truncated: boolean;
+  final_url: string;
+  /** Present and true when `content` is the model's summary under `prompt`. */
+  summarized?: true;
+}
+
+export interface WebFetchInput {
+  url: string;
+  prompt?: string;
+  max_length?: number;
+}
+
+export interface WebFetchDeps {
+  fetch: typeof fetch;
+  /** HTML → Markdown of the main content (needs a DOM: see core/dom). */
+  htmlToMarkdown(html: string, url: string): Promise<string>;
+  /** Summarizes text under a prompt with the configured model. */
+  summarize(request: { prompt: string; content: string; source: string; signal: AbortSignal }): Promise<string>;
+  /** The request's time limit; 30 s unless a test shortens it. */
+  timeoutMs?: number;
+}
+
+export const FETCH_TIMEOUT_MS = 30_000;
+/** Bodies are read up to this size; a larger page is cut (and the result says so). */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+type Kind = 'html' | 'json' | 'text' | 'binary';
+
+const TEXT_TYPES = /^(text\/|application\/(xml|javascript|x-javascript|ecmascript|x-yaml|yaml|toml|x-sh|sql|csv|x-ndjson|graphql|ld\+json)$)|\+xml$/i;
+const JSON_TYPES = /^(application|text)\/(json|[\w.-]+\+json)$/i;
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)$/i;
+
+/** The MIME type of a Content-Type header, lower case, without parameters. */
+export function mimeType(header: string | null): string {
+  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function charsetOf(header: string | null): string | undefined {
+  return /charset\s*=\s*"?([\w.:-]+)/i.exec(header ?? '')?.[1];
+}
+
+function classify(mime: string, head: Uint8Array): Kind {
+  if (HTML_TYPES.test(mime)) return 'html';
+  if (JSON_TYPES.test(mime)) return 'json';
+  if (mime === 'text/plain' || !mime || mime === 'application/octet-stream') return sniff(head, mime);
+  if (TEXT_TYPES.test(mime)) return 'text';
+  return 'binary';
+}
+
+/** Control characters other than tab, line feed, form feed and carriage return: not text. */
+function hasControlBytes(bytes: Uint8Array): boolean {
+  return bytes.some((b) => b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d);
+}
+
+/** For a missing or vague Content-Type: binary if it has NUL bytes, else HTML, JSON or text by its start. */
+function sniff(head: Uint8Array, mime: string): Kind {
+  const sample = head.subarray(0, 1024);
+  if (sample.includes(0)) return 'binary';
+  const start = new TextDecoder().decode(sample).replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  if (mime === 'text/plain') return 'text';
+  if (start.startsWith('<!doctype html') || start.startsWith('<html') || /^<(head|body|meta|title)\b/.test(start)) return 'html';
+  if (start.startsWith('{') || start.startsWith('[')) return 'json';
+  // An octet-stream without NUL bytes in its first KiB is most likely text, but not certainly.
+  return mime === 'application/octet-stream' && hasControlBytes(sample) ? 'binary' : 'text';
+}
+
+async function readBody(response: Response): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  if (!response.body) return { bytes: new Uint8Array(await response.arrayBuffer()), cut: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= MAX_BODY_BYTES) {
+      cut = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  const bytes = new Uint8Array(Math.min(size, MAX_BODY_BYTES));
+  let at = 0;
+  for (const chunk of chunks) {
+    const part = chunk.subarray(0, bytes.length - at);
+    bytes.set(part, at);
+    at += part.length;
+    if (at >= bytes.length) break;
+  }
+  return { bytes, cut };
+}
+
+/** Decodes with the header's charset, else an HTML `<meta charset>`, else UTF-8. */
+function decode(bytes: Uint8Array, header: string | null, kind: Kind): string {
+  let label = charsetOf(header);
+  if (!label && kind === 'html') {
+    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 2048));
+    label = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
+  }
+  try {
+    return new TextDecoder(label ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
+/** Checks the URL the model gave: absolute, and http or https only. */
+export function checkFetchUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`"${raw}" is not an absolute URL. Give the full address, starting with http:// or https://.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`web_fetch only fetches http:// and https:// URLs, not ${url.protocol} ones. To read a tab that is open in the browser, use get_tab_content.`);
+  }
+  return url;
+}
+
+function describeNetworkError(url: URL, error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  return `Could not fetch ${url.href}: the request failed before any answer (${message}). The address may be wrong, the site down, or the network off. Check the URL, or search for the page with web_search.`;
+}
+
+/**
+ * `web_fetch`: one GET of an http(s) URL (redirects followed, no cookies sent, 30 s at most),
+ * then by type: HTML → the main content as Markdown, JSON → parsed, text → as it is, anything
+ * else → an error naming the type. With `prompt`, the model summarizes the content under it.
+ */
+export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: WebFetchDeps): Promise<WebFetchResult> {
+  const url = checkFetchUrl(input.url);
+  const limitMs = deps.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(limitMs);
+  let response: Response;
+  try {
+    response = await deps.fetch(url.href, {
+      method: 'GET',
+      redirect: 'follow',
+      // The agent must not act with the user's sessions on a URL it was handed: no cookies.
+      credentials: 'omit',
+      headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
+      signal: AbortSignal.any([signal, timeout]),
+    });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (timeout.aborted) throw new Error(`${url.href} did not answer within ${limitMs / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
+    throw new Error(describeNetworkError(url, error));
+  }
+  const finalUrl = response.url || url.href;
+  if (!response.ok) {
+    void response.body?.cancel().catch(() => undefined);
+    const what = response.status === 404 ? 'the page does not exist' : response.status === 401 || response.status === 403 ? 'the site refuses access (it may need a login, which web_fetch does not have; if the page is open in a tab, use get_tab_content)' : response.status >= 500 ? 'the site had a server error; try again later' : 'the request was refused';
+    throw new Error(`${finalUrl} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}.`);
+  }
+  const header = response.headers.get('content-type');
+  const mime = mimeType(header);
+  let body: { bytes: Uint8Array; cut: boolean };
+  try {
+    body = await readBody(response);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (timeout.aborted) throw new Error(`${finalUrl} was still sending after ${limitMs / 1000} s, so the request was stopped. Try again later or use another source.`);
+    throw new Error(`The answer from ${finalUrl} broke off while it was read (${(error as Error)?.message ?? error}). Try again.`);
+  }
+  const kind = classify(mime, body.bytes);
+  const contentType = mime || (kind === 'html' ? 'text/html' : kind === 'json' ? 'application/json' : kind === 'text' ? 'text/plain' : 'application/octet-stream');
+  if (kind === 'binary') {
+    throw new Error(`${finalUrl} is ${contentType}, not a text document, so web_fetch cannot read it. It reads HTML pages, JSON and plain text.`);
+  }
+  const raw = decode(body.bytes, header, kind);
+
+  let content: unknown;
+  let text: string;
+  if (kind === 'html') {
+    text = await deps.htmlToMarkdown(raw, finalUrl);
+    content = text;
+  } else if (kind === 'json') {
+    try {
+      content = JSON.parse(raw);
+      text = JSON.stringify(content);
+    } catch {
+      // Declared JSON but is not (or was cut): give the text itself.
+      content = raw;
+      text = raw;
+    }
+  } else {
+    content = raw;
+    text = raw;
+  }
+
+  if (input.prompt?.trim()) {
+    const summary = await deps.summarize({ prompt: input.prompt.trim(), content: text, source: finalUrl, signal });
+    const limited = limitText(summary, input.max_length);
+    return { url: input.url, content_type: contentType, content: limited.text, truncated: limited.truncated || body.cut, final_url: finalUrl, summarized: true };
+  }
+
+  if (typeof content === 'string') {
+    const limited = limitText(content, input.max_length);
+    return { url: input.url, content_type: contentType, content: limited.text, truncated: limited.truncated || body.cut, final_url: finalUrl };
+  }
+  // Parsed JSON: whole if it fits, else its text, cut.
+  const limited = limitText(text, input.max_length);
+  return {
+    url: input.url,
+    content_type: contentType,
+    content: limited.truncated ? limited.text : content,
+    truncated: limited.truncated || body.cut,
+    final_url: finalUrl,
+  };
+}

@@ -1,0 +1,43 @@
+// Types for the scripted model server (server.mjs), for the TypeScript unit tests.
+import type http from 'node:http';
+
+export interface ScriptedToolCall {
+  name: string;
+  arguments?: object | string;
+  id?: string;
+}
+export interface Reply {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  status?: number;
+  errorBody?: unknown;
+  malformed?: boolean;
+  disconnect?: boolean;
+  hang?: boolean;
+  chunkSize?: number;
+  delayMs?: number;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+export interface ScriptRequest {
+  body: any;
+  messages: any[];
+  tools: any[];
+  toolNames: string[];
+  last: any;
+  lastUser: any;
+  headers: http.IncomingHttpHeaders;
+  receivedAt: number;
+  lastByteAt?: number;
+}
+export type Script = (request: ScriptRequest) => Reply | Promise<Reply>;
+export function contentText(message: unknown): string;
+export const defaultScript: Script;
+export function startModelServer(options?: { port?: number; script?: Script; apiKey?: string }): Promise<{
+  port: number;
+  url: string;
+  requests: ScriptRequest[];
+  setScript(next: Script): Script;
+  queue(replies: Reply[]): void;
+  reset(): void;
+  close(): Promise<void>;
+}>;
