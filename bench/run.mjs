@@ -81,6 +81,7 @@ function measureIndexedDbWrite(page, count = 60) {
       req.onerror = () => reject(req.error);
     });
     const times = [];
+    const started = performance.now();
     for (let i = 0; i < n; i++) {
       const record = { id: `m${i}`, role: 'tool', toolName: 'list_tabs', input: {}, result: { ok: true, output: [{ tab_id: i, title: 'x'.repeat(200) }] } };
       const t0 = performance.now();
@@ -92,8 +93,9 @@ function measureIndexedDbWrite(page, count = 60) {
       });
       times.push(performance.now() - t0);
     }
+    const mean = (performance.now() - started) / n;
     db.close();
-    return times;
+    return { times, mean };
   }, count);
 }
 
@@ -131,7 +133,7 @@ async function steps(browserName) {
       ['tool ends → next request sent', fmt(quantile(next, 0.5)), fmt(quantile(next, 0.95))],
       ['extension overhead per step (sum)', fmt(quantile(total, 0.5)), fmt(quantile(total, 0.95))],
       ['whole step, request → next request (baseline)', fmt(quantile(stepTimes, 0.5)), fmt(quantile(stepTimes, 0.95))],
-      ['one IndexedDB write, same browser (baseline)', fmt(quantile(idbWrites, 0.5)), fmt(quantile(idbWrites, 0.95))],
+      [`one IndexedDB write, same browser (baseline; mean ${fmt(idbWrites.mean)})`, fmt(quantile(idbWrites.times, 0.5)), fmt(quantile(idbWrites.times, 0.95))],
     ]);
     const part = (k) => fmt(quantile(timings.map((t) => t.parts[k]), 0.5));
     console.log('\nWhere it goes (medians):');
@@ -144,7 +146,8 @@ async function steps(browserName) {
       ['tool ends → next request sent (waits for the writes)', part('toRequest')],
     ]);
     console.log(`\noverhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);
-    console.log(`overhead / one IndexedDB write (medians): ${(quantile(total, 0.5) / quantile(idbWrites, 0.5)).toFixed(2)}×; budget: overhead median ≤ 5 ms`);
+    // The batch mean, not the median: Firefox's clock here has 1 ms steps, finer than one write.
+    console.log(`overhead median / mean IndexedDB write: ${(quantile(total, 0.5) / idbWrites.mean).toFixed(1)}×; budget: overhead median ≤ 5 ms`);
   } finally {
     await h.close();
     await model.close();
