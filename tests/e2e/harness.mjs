@@ -266,8 +266,8 @@ async function retry(action, attempts = 3) {
 
 function wrapPlaywright(page) {
   return driver(page, {
-    click: (sel) => page.click(sel, { timeout: 5000 }),
-    fill: (sel, text) => page.fill(sel, text, { timeout: 5000 }),
+    click: (sel) => page.click(sel, { timeout: 15_000 }),
+    fill: (sel, text) => page.fill(sel, text, { timeout: 15_000 }),
     select: (sel, value) => page.selectOption(sel, value),
     press: (key) => page.keyboard.press(key),
     // Playwright's order is (fn, arg, options).
