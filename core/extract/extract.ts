@@ -47,22 +47,40 @@ export class SelectorError extends Error {
 
 const toMarkdown = createMarkdownConverter();
 
-/** Readability's own regular expressions (a prototype field the typings do not declare). */
+/** Readability's internals this module uses (prototype members the typings do not declare). */
 interface ReadabilityInternals {
   REGEXPS: { byline: RegExp };
+  FLAG_CLEAN_CONDITIONALLY: number;
+  _flagIsActive(flag: number): boolean;
+  _getInnerText(e: Node, normalizeSpaces?: boolean): string;
+  _cleanConditionally(e: Element, tag: string): void;
 }
 
+const stock = Readability.prototype as unknown as ReadabilityInternals;
+
 /**
- * Readability for a Markdown reader. Two passes that only shape the article's HTML are skipped,
- * because the Markdown converter does their job or has no use for it: `_cleanStyles` strips
- * presentational attributes (twelve `removeAttribute` calls on every element; Markdown keeps no
- * attributes) and `_fixRelativeUris` makes links absolute with one `new URL()` each (the
- * converter resolves them, most without the URL parser). Two checks Readability runs on every
- * element are reordered to test the cheap conditions before building the element's
- * `textContent` — same answers, far less text built on large pages. The unit tests check that
- * the Markdown is the same as with the stock class.
+ * Readability for a Markdown reader: the same article as stock `Readability`, for less work (the
+ * unit tests check that the Markdown is the same as with the stock class, retries included).
+ *
+ * - Two passes that only shape the article's HTML are skipped, because the Markdown converter
+ *   does their job or has no use for it: `_cleanStyles` strips presentational attributes (twelve
+ *   `removeAttribute` calls on every element; Markdown keeps no attributes) and
+ *   `_fixRelativeUris` makes links absolute with one `new URL()` each (the converter resolves
+ *   them, most without the URL parser).
+ * - Checks Readability runs on every element test their cheap conditions first: the byline and
+ *   empty-element checks before building the element's `textContent` (and the empty check stops
+ *   at the first text it finds), the visibility check reads `style` only when the element has a
+ *   `style` attribute (each `node.style` creates a style object).
+ * - The copy of the page Readability keeps for its retries is a clone of the nodes, not their
+ *   HTML (the `_snapshotPage`/`_restorePage` hooks of build/readability-fast.ts).
+ * - `_cleanConditionally` asks for the text of the same element up to six times, and for the
+ *   text of every element below it again for each container above it: the texts are kept for
+ *   the length of one call, and forgotten for every ancestor of a node it removes.
  */
 export class MarkdownReadability extends Readability<HTMLElement> {
+  /** Normalized texts, kept while `_cleanConditionally` runs (see `_removeNodes`). */
+  private texts: Map<Node, string> | null = null;
+
   _cleanStyles(): void {}
   _fixRelativeUris(): void {}
 
@@ -79,11 +97,80 @@ export class MarkdownReadability extends Readability<HTMLElement> {
 
   /** As Readability's: an element with no text whose children, if any, are all `<br>`/`<hr>`. */
   _isElementWithoutContent(node: Element): boolean {
-    if (node.nodeType !== 1) return false;
+    if (node.nodeType !== 1 || hasText(node)) return false;
     const children = node.children.length;
-    if (children && children !== node.getElementsByTagName('br').length + node.getElementsByTagName('hr').length) return false;
-    return !(node.textContent ?? '').trim().length;
+    return !children || children === node.getElementsByTagName('br').length + node.getElementsByTagName('hr').length;
   }
+
+  /** As Readability's: not `display: none`/`visibility: hidden` inline, not `hidden`, not `aria-hidden` (but Wikipedia's math fallback images). */
+  _isProbablyVisible(node: Element): boolean {
+    if (node.hasAttribute('hidden')) return false;
+    if (node.hasAttribute('style')) {
+      const style = (node as HTMLElement).style as CSSStyleDeclaration | undefined;
+      if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
+    }
+    if (node.getAttribute('aria-hidden') !== 'true') return true;
+    const className = node.className as unknown;
+    return typeof className === 'string' && className.includes('fallback-image');
+  }
+
+  _snapshotPage(page: Element): DocumentFragment {
+    const copy = page.ownerDocument.createDocumentFragment();
+    for (let child = page.firstChild; child; child = child.nextSibling) copy.appendChild(child.cloneNode(true));
+    return copy;
+  }
+
+  _restorePage(page: Element, snapshot: DocumentFragment): void {
+    page.replaceChildren(snapshot.cloneNode(true));
+  }
+
+  _getInnerText(e: Node, normalizeSpaces?: boolean): string {
+    if (!this.texts || normalizeSpaces === false) return stock._getInnerText.call(this, e, normalizeSpaces);
+    let text = this.texts.get(e);
+    if (text === undefined) {
+      text = stock._getInnerText.call(this, e, true);
+      this.texts.set(e, text);
+    }
+    return text;
+  }
+
+  _cleanConditionally(e: Element, tag: string): void {
+    const self = this as unknown as ReadabilityInternals;
+    if (!self._flagIsActive(self.FLAG_CLEAN_CONDITIONALLY)) return;
+    this.texts = new Map();
+    try {
+      stock._cleanConditionally.call(this, e, tag);
+    } finally {
+      this.texts = null;
+    }
+  }
+
+  /** As Readability's; while texts are kept, those of the removed node's ancestors are forgotten. */
+  _removeNodes(nodeList: ArrayLike<Element>, filterFn?: (this: this, node: Element, i: number, list: ArrayLike<Element>) => boolean): void {
+    for (let i = nodeList.length - 1; i >= 0; i--) {
+      const node = nodeList[i]!;
+      const parent = node.parentNode;
+      if (!parent || (filterFn && !filterFn.call(this, node, i, nodeList))) continue;
+      if (this.texts) for (let a: Node | null = parent; a; a = a.parentNode) this.texts.delete(a);
+      parent.removeChild(node);
+    }
+  }
+}
+
+/** Whether `node.textContent.trim()` would be non-empty, reading only as far as the first text that is. */
+function hasText(node: Node): boolean {
+  let n: Node | null = node.firstChild;
+  while (n && n !== node) {
+    if (n.nodeType === 3 || n.nodeType === 4) {
+      if (/\S/.test((n as Text).data)) return true;
+    } else if (n.firstChild) {
+      n = n.firstChild;
+      continue;
+    }
+    while (n && n !== node && !n.nextSibling) n = n.parentNode;
+    if (n && n !== node) n = n.nextSibling;
+  }
+  return false;
 }
 
 /** Never worth reading, removed before anything else looks at the page. */
