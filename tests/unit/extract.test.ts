@@ -83,6 +83,50 @@ describe.skipIf(!hasCorpus)('MarkdownReadability', () => {
   );
 });
 
+describe('MarkdownReadability link density from kept text lengths', () => {
+  /** A small deterministic generator, so a failure can be replayed. */
+  function fragments(seed: number): string {
+    let state = seed;
+    const next = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const pick = <T,>(items: T[]): T => items[Math.floor(next() * items.length)]!;
+    const texts = ['', ' ', '  ', '\n\t ', 'word', ' two  words ', '\u00a0', 'x\u00a0 y', '\u3000end', 'comma, here', '\u2028', 'a\u200ab'];
+    const tags = ['div', 'p', 'span', 'a href="/x"', 'a href="#note"', 'a', 'em', 'section', 'ul', 'li', 'b'];
+    const build = (depth: number): string => {
+      let html = '';
+      for (let i = Math.floor(next() * 4); i > 0; i--) {
+        if (depth > 4 || next() < 0.45) html += pick(texts);
+        else {
+          const tag = pick(tags);
+          html += `<${tag}>${build(depth + 1)}</${tag.split(' ')[0]}>`;
+          if (next() < 0.1) html += '<!-- c -->';
+        }
+      }
+      return html;
+    };
+    return build(0);
+  }
+
+  test('gives what stock Readability gives for every element, and forgets lengths when the document changes', () => {
+    type Internals = { _initializeNode(node: Element): void; _getLinkDensity(node: Element): number };
+    const stock = Readability.prototype as unknown as Internals;
+    for (let seed = 1; seed <= 300; seed++) {
+      const doc = parseHtml(`<html><body>${fragments(seed)}</body></html>`);
+      const reader = new MarkdownReadability(doc) as unknown as Internals & { observer: unknown };
+      // parse() sets up the watch; here it is set up by hand, as parse() would.
+      const Observer = globalThis.MutationObserver ?? (doc.defaultView as unknown as typeof globalThis).MutationObserver;
+      reader.observer = new Observer(() => {});
+      reader._initializeNode(doc.body);
+      const elements = Array.from(doc.body.querySelectorAll('*'));
+      for (const el of [doc.body, ...elements]) expect(reader._getLinkDensity(el), `seed ${seed}: ${el.outerHTML}`).toBe(stock._getLinkDensity.call(reader, el));
+      // A change: the next answers are worked out again, and still right.
+      const changed = elements[Math.floor(elements.length / 2)];
+      if (!changed) continue;
+      changed.append(doc.createTextNode(' more  text '));
+      for (const el of [doc.body, ...elements]) expect(reader._getLinkDensity(el), `seed ${seed} after a change`).toBe(stock._getLinkDensity.call(reader, el));
+    }
+  });
+});
+
 describe('narrowing before Readability', () => {
   test.skipIf(!hasCorpus).each(['nytimes-1', 'bbc-1', 'aclu', 'yahoo-4'])('%s: Readability finds the same article and title on the narrowed page', (name) => {
     const html = readFileSync(path.join(CORPUS, name, 'source.html'), 'utf8');
