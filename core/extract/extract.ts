@@ -317,8 +317,9 @@ const MIN_ARTICLE_CHARS = 200;
 
 /** Reads a document as Markdown. Throws `SelectorError` for a bad or unmatched selector. */
 export function extractPage(doc: Document, options: ExtractOptions = {}): Extracted {
-  if (!options.live && options.baseUrl) setBase(doc, options.baseUrl);
-  const baseUrl = doc.baseURI;
+  // The page's own address, not that of the extension page that parsed it (the document is not
+  // changed for it: a new <base> makes the browser revisit every link of the page).
+  const baseUrl = !options.live && options.baseUrl ? documentBase(doc, options.baseUrl) : doc.baseURI;
   const title = pageTitle(doc);
 
   if (options.selector !== undefined) {
@@ -356,7 +357,6 @@ function fallback(doc: Document, options: ExtractOptions, baseUrl: string, title
   // Readability changed the parsed document; read a fresh one if the caller can give it.
   const fresh = options.reparse?.();
   if (fresh) {
-    if (options.baseUrl) setBase(fresh, options.baseUrl);
     prune(fresh.documentElement);
     return fallbackFrom(fresh, baseUrl, title);
   }
@@ -417,19 +417,24 @@ function withTitle(title: string, markdown: string, _article: boolean): string {
   return markdown ? `# ${title}\n\n${markdown}` : `# ${title}`;
 }
 
-/**
- * Makes the document's base URL `url` (or its own `<base>`, resolved against `url`), so that
- * Readability and the Markdown resolve relative links against the page's address and not the
- * address of the extension page that parsed it.
- */
-export function setBase(doc: Document, url: string): void {
+/** The base URL of a page fetched from `url`: its own `<base>` resolved against `url`, else `url`. */
+export function documentBase(doc: Document, url: string): string {
   const existing = doc.querySelector('base[href]');
-  let href = url;
   try {
-    href = new URL(existing?.getAttribute('href') ?? '', url).href;
+    return new URL(existing?.getAttribute('href') ?? '', url).href;
   } catch {
     // A broken <base>: the page's own address it is.
+    return url;
   }
+}
+
+/**
+ * Makes the document's base URL `documentBase(doc, url)`, for code that reads URLs through the
+ * DOM (`a.href`): the page's address, not the address of the extension page that parsed it.
+ * (`extractPage` does not need it: give it `baseUrl`.)
+ */
+export function setBase(doc: Document, url: string): void {
+  const href = documentBase(doc, url);
   for (const old of Array.from(doc.querySelectorAll('base'))) old.remove();
   const base = doc.createElement('base');
   base.setAttribute('href', href);
@@ -509,10 +514,10 @@ function longTextShare(body: Element, region: Element): number {
 
 /** Removes what never carries content, and what the markup itself hides. */
 function prune(root: Element): void {
-  for (const el of Array.from(root.querySelectorAll(JUNK))) el.remove();
-  for (const el of Array.from(root.querySelectorAll(HIDDEN_BY_MARKUP))) {
+  for (const el of Array.from(root.querySelectorAll(`${JUNK}, ${HIDDEN_BY_MARKUP}`))) {
     // Readability keeps Wikipedia's math fallback images: do the same.
-    if (!el.classList.contains('fallback-image')) el.remove();
+    if (el.classList.contains('fallback-image') && !el.matches(JUNK)) continue;
+    el.remove();
   }
 }
 

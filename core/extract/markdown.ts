@@ -436,25 +436,32 @@ function flankingWhitespace(el: Element): { leading: string; trailing: string } 
 
 // ——— The conversion ———
 
-/** Turndown's join: at most two newlines where two pieces meet, the larger run of either side. */
-function join(output: string, replacement: string): string {
-  let end = output.length;
-  while (end > 0 && output.charCodeAt(end - 1) === 10) end--;
+/**
+ * Turndown's join: appends `replacement` to the pieces with at most two newlines where they meet
+ * (the larger run of either side). Only the last piece and the replacement are looked at, never
+ * the text built so far (reading a character of a string built by `+` makes V8 copy it flat).
+ */
+function join(parts: string[], replacement: string): void {
+  const tail = parts.pop() ?? '';
+  let end = tail.length;
+  while (end > 0 && tail.charCodeAt(end - 1) === 10) end--;
   let start = 0;
   while (start < replacement.length && replacement.charCodeAt(start) === 10) start++;
-  const newlines = Math.min(2, Math.max(output.length - end, start));
-  return output.slice(0, end) + '\n\n'.slice(0, newlines) + replacement.slice(start);
+  const newlines = Math.min(2, Math.max(tail.length - end, start));
+  if (end) parts.push(end === tail.length ? tail : tail.slice(0, end));
+  if (newlines) parts.push(newlines === 2 ? '\n\n' : '\n');
+  if (start < replacement.length) parts.push(start ? replacement.slice(start) : replacement);
 }
 
 function convertChildren(parent: Node, isCode: boolean, c: Conversion): string {
-  let output = '';
+  const parts: string[] = [];
   for (let node = parent.firstChild; node; node = node.nextSibling) {
     let replacement = '';
     if (node.nodeType === 3) replacement = isCode ? (node as Text).data : escapeText((node as Text).data);
     else if (node.nodeType === 1) replacement = convertElement(node as Element, isCode, c);
-    output = join(output, replacement);
+    join(parts, replacement);
   }
-  return output;
+  return parts.join('');
 }
 
 function convertElement(node: Element, parentIsCode: boolean, c: Conversion): string {

@@ -193,6 +193,18 @@ describe('Markdown structure', () => {
     }
   });
 
+  test("links resolve against the page's address, or its own <base> resolved against that address", () => {
+    const body = '<p>See <a href="guide/start">the guide</a>, <a href="/about">about</a> and <a href="//cdn.example/x">the CDN</a>.</p>';
+    const plainPage = parseHtml(`<!doctype html><html><head><title>Links</title></head><body>${body}</body></html>`);
+    expect(extractPage(plainPage, { baseUrl: 'https://site.example/docs/intro' }).markdown).toContain(
+      'See [the guide](https://site.example/docs/guide/start), [about](https://site.example/about) and [the CDN](https://cdn.example/x).',
+    );
+    const withBase = parseHtml(`<!doctype html><html><head><title>Links</title><base href="/v2/"></head><body>${body}</body></html>`);
+    expect(extractPage(withBase, { baseUrl: 'https://site.example/docs/intro' }).markdown).toContain('[the guide](https://site.example/v2/guide/start)');
+    const brokenBase = parseHtml(`<!doctype html><html><head><title>Links</title><base href="http://[broken"></head><body>${body}</body></html>`);
+    expect(extractPage(brokenBase, { baseUrl: 'https://site.example/docs/intro' }).markdown).toContain('[the guide](https://site.example/docs/guide/start)');
+  });
+
   test('the page title comes first unless the content already opens with it', () => {
     expect(extractPage(page('<p>Just a line.</p>', 'Weather today')).markdown).toBe('# Weather today\n\nJust a line.');
     expect(extractPage(page('<h1>Weather today</h1><p>Sunny.</p>', 'Weather today')).markdown).toBe('# Weather today\n\nSunny.');
