@@ -66,12 +66,33 @@ function parseBase(baseUrl: string | undefined): Base | undefined {
 const ABSOLUTE_WEB = /^https?:\/\/[^\s"<>\\]+$/i;
 const PLAIN_PATH = /^[^\s"<>\\]*$/;
 
+/** Query parameters that only tell the linked site where the click came from. */
+const TRACKING_PARAMETER = /^(?:utm_\w+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|igshid)$/i;
+const HAS_TRACKING = /[?&](?:utm_\w+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|igshid)=/i;
+
+/** `url` without its tracking parameters (`utm_source`, `fbclid`…); the other parameters untouched. */
+export function withoutTracking(url: string): string {
+  if (!HAS_TRACKING.test(url)) return url;
+  const query = url.indexOf('?');
+  const hash = url.indexOf('#', query);
+  const end = hash < 0 ? url.length : hash;
+  const kept = url
+    .slice(query + 1, end)
+    .split('&')
+    .filter((pair) => !TRACKING_PARAMETER.test(pair.split('=')[0]!));
+  return url.slice(0, query) + (kept.length ? `?${kept.join('&')}` : '') + url.slice(end);
+}
+
 /**
- * Resolves `href` against the base; returns '' for links that lead nowhere useful (in-page
- * anchors, `javascript:`, `data:`…). Absolute, root-relative and protocol-relative links, most
- * of a page, skip the URL parser.
+ * Resolves `href` against the base, without tracking parameters; returns '' for links that lead
+ * nowhere useful (in-page anchors, `javascript:`, `data:`…). Absolute, root-relative and
+ * protocol-relative links, most of a page, skip the URL parser.
  */
 export function absoluteUrl(href: string | null, base: string | Base | undefined): string {
+  return withoutTracking(resolveUrl(href, base));
+}
+
+function resolveUrl(href: string | null, base: string | Base | undefined): string {
   if (!href) return '';
   const trimmed = href.trim();
   if (!trimmed || trimmed.startsWith('#')) return '';
@@ -87,6 +108,17 @@ export function absoluteUrl(href: string | null, base: string | Base | undefined
   } catch {
     return '';
   }
+}
+
+/** A URL as a Markdown link target: what would end it or break it percent-encoded. */
+function linkTarget(url: string): string {
+  return url.replace(/[()\s]/g, encodeURIComponent);
+}
+
+/** Whether a link's text is its address (give or take the scheme and a final slash). */
+function textIsUrl(text: string, url: string): boolean {
+  const bare = (s: string) => s.replace(/^[a-z][a-z0-9+.-]*:(?:\/\/)?/i, '').replace(/\/$/, '');
+  return !/\s/.test(text) && bare(text) === bare(url);
 }
 
 interface TableShape {
@@ -116,6 +148,8 @@ interface Conversion {
   shapes: Map<Element, TableShape | null>;
   /** Position of each `<li>` in its list, computed once per list. */
   items: Map<Element, Map<Element, number>>;
+  /** Link targets already written: a link to one of them again is written as its text. */
+  linked: Set<string>;
 }
 
 function tableShape(table: Element, c: Conversion): TableShape | null {
@@ -198,13 +232,25 @@ const INLINE_CODE = rule((content) => {
   return delimiter + extraSpace + code + extraSpace + delimiter;
 });
 
+/** A link to a picture file: what a thumbnail links to (the same picture, bigger). */
+const IMAGE_FILE = /\.(?:jpe?g|png|gif|webp|avif|svg|bmp)(?:[?#]|$)/i;
+
+/**
+ * Links: absolute targets, each written once. Written as their text: links that lead nowhere
+ * useful, links to a target already written above, and links whose only content is images (the
+ * alt text is their label) when they lead to a picture file. A link whose text is its address is
+ * written as the address alone. A link made of images does not count as the target's first
+ * mention: a text link to the same place further down keeps its target.
+ */
 const LINK = rule((content, node, _b, c) => {
   const text = content.trim();
   if (!text) return '';
   const href = absoluteUrl(node.getAttribute('href'), c.base);
-  if (!href) return content;
+  if (!href || c.linked.has(href)) return content;
   const label = text.replace(/\n{2,}/g, '\n');
-  return `[${label}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
+  if (isWhitespaceOnly(node)) return IMAGE_FILE.test(href) ? content : `[${label}](${linkTarget(href)})`;
+  c.linked.add(href);
+  return textIsUrl(label, href) ? linkTarget(href) : `[${label}](${linkTarget(href)})`;
 });
 
 const IMAGE = leaf((_c, node, _b, c) => {
@@ -214,7 +260,7 @@ const IMAGE = leaf((_c, node, _b, c) => {
   if (node.closest('a[href]')) return alt;
   const src = absoluteUrl(node.getAttribute('src'), c.base);
   if (!src || src.length > 300) return alt;
-  return `![${alt.replace(/[[\]]/g, '')}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
+  return `![${alt.replace(/[[\]]/g, '')}](${linkTarget(src)})`;
 });
 
 // List items: "- " and "1. " with the continuation indented to match (Turndown's own uses
@@ -540,7 +586,7 @@ function nextInCollapse(prev: Node | null, current: Node): Node | null {
  */
 export function createMarkdownConverter(): (root: Node, baseUrl?: string) => string {
   return (root, baseUrl) => {
-    const c: Conversion = { base: parseBase(baseUrl), shapes: new Map(), items: new Map() };
+    const c: Conversion = { base: parseBase(baseUrl), shapes: new Map(), items: new Map(), linked: new Set() };
     collapseWhitespace(root);
     const markdown = convertChildren(root, false, c);
     return tidy(markdown.replace(/^[\t\r\n]+/, '').replace(/[\t\r\n\s]+$/, ''));

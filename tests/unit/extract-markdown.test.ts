@@ -1,9 +1,10 @@
 // The HTML → Markdown converter (core/extract/markdown.ts). It does Turndown's conversion in one
-// pass; every expectation below is what Turndown 7.2.5 with turndown-plugin-gfm 1.0.2 and the
-// module's former rules gave for the same HTML (the whitespace rules are Turndown's, odd corners
-// included), so a change here is a change of output, not of speed.
+// pass; every expectation in the first table below is what Turndown 7.2.5 with
+// turndown-plugin-gfm 1.0.2 and the module's rules of the time gave for the same HTML (the
+// whitespace rules are Turndown's, odd corners included), so a change there is a change of
+// output, not of speed. The link tests after it are the Markdown's own choices.
 import { describe, expect, test } from 'vitest';
-import { createMarkdownConverter } from '@/core/extract';
+import { absoluteUrl, createMarkdownConverter, withoutTracking } from '@/core/extract';
 import { parseHtml } from './helpers/dom';
 
 const toMarkdown = createMarkdownConverter();
@@ -33,6 +34,34 @@ describe('createMarkdownConverter', () => {
     ['definition lists and figures', '<dl><dt>Term</dt><dd>Definition <sup>1</sup></dd></dl><figure><img src="/f.png" alt="A figure"><figcaption>Caption text</figcaption></figure>', 'Term\n\nDefinition 1\n\n![A figure](https://site.example/f.png)\n\nCaption text'],
   ])('%s', (_what, html, markdown) => {
     expect(convert(html)).toBe(markdown);
+  });
+
+  test('tracking parameters are left out of link and image addresses, the other parameters kept as written', () => {
+    expect(withoutTracking('https://a.example/p?utm_source=x&id=7&UTM_Medium=y&fbclid=abc#part')).toBe('https://a.example/p?id=7#part');
+    expect(withoutTracking('https://a.example/p?utm_campaign=x')).toBe('https://a.example/p');
+    expect(withoutTracking('https://a.example/p?q=a%20b&gclid=1&x=')).toBe('https://a.example/p?q=a%20b&x=');
+    expect(withoutTracking('https://a.example/p?futm_source=1&source=2')).toBe('https://a.example/p?futm_source=1&source=2');
+    expect(absoluteUrl('/story?utm_medium=social&page=2', 'https://news.example/')).toBe('https://news.example/story?page=2');
+    expect(convert('<p><a href="https://x.example/a?utm_source=rss&id=1">Story</a> <img src="/p.png?mc_cid=5" alt="A chart"></p>')).toBe(
+      '[Story](https://x.example/a?id=1) ![A chart](https://site.example/p.png)',
+    );
+  });
+
+  test('a target is written once: later links to it are their text; a link whose text is its address is the address', () => {
+    const html = `<p><a href="/guide">The guide</a> explains it; see <a href="https://site.example/guide">the guide</a> again,
+      <a href="/guide?utm_source=nav">once more</a>, and <a href="https://other.example/page">https://other.example/page</a>
+      or <a href="https://other.example/">other.example</a>.</p>`;
+    expect(convert(html)).toBe(
+      '[The guide](https://site.example/guide) explains it; see the guide again, once more, and https://other.example/page or https://other.example/.',
+    );
+  });
+
+  test('a link made only of images: by its alt text; its target kept unless it is a picture file, and a later text link keeps its own', () => {
+    const html = `<p><a href="/photos/big.jpg"><img src="/photos/small.jpg" alt="The harbour at dawn"></a>
+      <a href="/story"><img src="/thumb.png" alt="Storm damage"></a> <a href="/story">Storm hits the coast</a></p>`;
+    expect(convert(html)).toBe(
+      'The harbour at dawn [Storm damage](https://site.example/story) [Storm hits the coast](https://site.example/story)',
+    );
   });
 
   test('one converter converts any number of trees, each with its own base URL', () => {
