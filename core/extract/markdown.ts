@@ -384,17 +384,17 @@ function isText(node: Node): node is CharacterData {
 }
 
 /** The next node of `root`'s subtree in document order after `node`, or null. */
-function following(node: Node, root: Node, skipChildren = false): Node | null {
-  if (!skipChildren && node.firstChild) return node.firstChild;
+function following(node: Node, root: Node): Node | null {
+  if (node.firstChild) return node.firstChild;
   for (let n: Node | null = node; n && n !== root; n = n.parentNode) {
     if (n.nextSibling) return n.nextSibling;
   }
   return null;
 }
 
-/** The previous node of `root`'s subtree in reverse document order (last descendants first). */
-function preceding(node: Node, root: Node, skipChildren = false): Node | null {
-  if (!skipChildren && node.lastChild) return node.lastChild;
+/** The next node of `root`'s subtree walking it backwards (last child first): text nodes come in reverse document order. */
+function preceding(node: Node, root: Node): Node | null {
+  if (node.lastChild) return node.lastChild;
   for (let n: Node | null = node; n && n !== root; n = n.parentNode) {
     if (n.previousSibling) return n.previousSibling;
   }
