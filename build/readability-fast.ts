@@ -10,8 +10,8 @@
  *    serialized on every parse) and restores it with `page.innerHTML = …` (the body parsed again)
  *    for each retry. Both go through two prototype methods, `_snapshotPage(page)` and
  *    `_restorePage(page, snapshot)`, whose defaults do exactly that; a subclass can keep the
- *    copy another way (core/extract's `MarkdownReadability` clones the nodes: about half the
- *    cost to take, a third to a tenth of the cost to restore).
+ *    copy another way (core/extract's `MarkdownReadability` clones the nodes: from the same cost
+ *    to half of it to take, a third to a seventh of it to restore, in Chromium).
  *
  * Measured in bench/extract. The build fails if the source no longer has the expected lines (a
  * new Readability version): look at the new source, then update or drop this patch.
