@@ -1,8 +1,7 @@
-// The HTML → Markdown converter (core/extract/markdown.ts). It does Turndown's conversion in one
-// pass; every expectation in the first table below is what Turndown 7.2.5 with
-// turndown-plugin-gfm 1.0.2 and the module's rules of the time gave for the same HTML (the
-// whitespace rules are Turndown's, odd corners included), so a change there is a change of
-// output, not of speed. The link tests after it are the Markdown's own choices.
+// The HTML → Markdown converter (core/extract/markdown.ts: Turndown 7.2.5 with
+// turndown-plugin-gfm 1.0.2 and the module's rules). Every expectation in the first table below is
+// what it gives for the same HTML (the whitespace rules are Turndown's, odd corners included), so
+// a change there is a change of output. The link tests after it are the Markdown's own choices.
 import { describe, expect, test } from 'vitest';
 import { absoluteUrl, createMarkdownConverter, withoutTracking } from '@/core/extract';
 import { parseHtml } from './helpers/dom';
