@@ -1,4 +1,5 @@
 import vue from '@vitejs/plugin-vue';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
 import { readabilityFast } from './build/readability-fast.ts';
@@ -6,6 +7,9 @@ import { toolValidators } from './build/tool-validators.ts';
 
 export default defineConfig({
   plugins: [WxtVitest(), vue(), toolValidators(), readabilityFast()],
+  // Node's require loads packages past Vite's plugins: the tests get Readability patched as the
+  // build patches it from a helper instead.
+  resolve: { alias: [{ find: /^@mozilla\/readability$/, replacement: fileURLToPath(new URL('./tests/unit/helpers/readability.ts', import.meta.url)) }] },
   test: {
     globals: true,
     include: ['tests/unit/**/*.test.ts'],

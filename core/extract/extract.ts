@@ -47,22 +47,119 @@ export class SelectorError extends Error {
 
 const toMarkdown = createMarkdownConverter();
 
-/** Readability's own regular expressions (a prototype field the typings do not declare). */
+/** Readability's internals this module uses (prototype members the typings do not declare). */
 interface ReadabilityInternals {
-  REGEXPS: { byline: RegExp };
+  REGEXPS: { byline: RegExp; hashUrl: RegExp };
+  FLAG_CLEAN_CONDITIONALLY: number;
+  _doc: Document;
+  _getLinkDensity(element: Element): number;
+  _initializeNode(node: Element): void;
+  _flagIsActive(flag: number): boolean;
+  _getInnerText(e: Node, normalizeSpaces?: boolean): string;
+  _cleanConditionally(e: Element, tag: string): void;
 }
 
+const stock = Readability.prototype as unknown as ReadabilityInternals;
+
 /**
- * Readability for a Markdown reader. Two passes that only shape the article's HTML are skipped,
- * because the Markdown converter does their job or has no use for it: `_cleanStyles` strips
- * presentational attributes (twelve `removeAttribute` calls on every element; Markdown keeps no
- * attributes) and `_fixRelativeUris` makes links absolute with one `new URL()` each (the
- * converter resolves them, most without the URL parser). Two checks Readability runs on every
- * element are reordered to test the cheap conditions before building the element's
- * `textContent` — same answers, far less text built on large pages. The unit tests check that
- * the Markdown is the same as with the stock class.
+ * Readability for a Markdown reader: the same article as stock `Readability`, for less work (the
+ * unit tests check that the Markdown is the same as with the stock class, retries included).
+ *
+ * - Two passes that only shape the article's HTML are skipped, because the Markdown converter
+ *   does their job or has no use for it: `_cleanStyles` strips presentational attributes (twelve
+ *   `removeAttribute` calls on every element; Markdown keeps no attributes) and
+ *   `_fixRelativeUris` makes links absolute with one `new URL()` each (the converter resolves
+ *   them, most without the URL parser).
+ * - Checks Readability runs on every element test their cheap conditions first: the byline and
+ *   empty-element checks before building the element's `textContent` (and the empty check stops
+ *   at the first text it finds), the visibility check reads `style` only when the element has a
+ *   `style` attribute (each `node.style` creates a style object).
+ * - The copy of the page Readability keeps for its retries is a clone of the nodes, not their
+ *   HTML (the `_snapshotPage`/`_restorePage` hooks of build/readability-fast.ts).
+ * - `_cleanConditionally` asks for the text of the same element up to six times, and for the
+ *   text of every element below it again for each container above it: the texts are kept for
+ *   the length of one call, and forgotten for every ancestor of a node it removes.
+ * - The link density of every candidate container is worked out from text lengths kept per node
+ *   while the document does not change (a MutationObserver says when it does), instead of
+ *   building each container's whole text again.
  */
 export class MarkdownReadability extends Readability<HTMLElement> {
+  /** Normalized texts, kept while `_cleanConditionally` runs (see `_removeNodes`). */
+  private texts: Map<Node, string> | null = null;
+  /**
+   * Watches the document from the moment Readability starts scoring candidates (when it does not
+   * change the document) until the first change: the kept text lengths hold while it sees none.
+   */
+  private observer: MutationObserver | null = null;
+  private observing = false;
+  /** Text length summaries of the document's nodes, valid while `observing` and no change is seen. */
+  private lengths = new Map<Node, TextShape>();
+
+  override parse(): ReturnType<Readability<HTMLElement>['parse']> {
+    const doc = (this as unknown as ReadabilityInternals)._doc;
+    const Observer = globalThis.MutationObserver ?? (doc.defaultView as (Window & typeof globalThis) | null)?.MutationObserver;
+    if (Observer) this.observer = new Observer(() => {});
+    try {
+      return super.parse();
+    } finally {
+      this.stopObserving();
+      this.observer = null;
+    }
+  }
+
+  private stopObserving(): void {
+    if (this.observing) this.observer?.disconnect();
+    this.observing = false;
+    this.lengths.clear();
+  }
+
+  /** Called as Readability scores the paragraphs' ancestors, just before it asks for their link densities. */
+  _initializeNode(node: Element): void {
+    if (this.observer && !this.observing) {
+      this.observer.observe((this as unknown as ReadabilityInternals)._doc, { childList: true, subtree: true, characterData: true });
+      this.observing = true;
+    }
+    stock._initializeNode.call(this, node);
+  }
+
+  /**
+   * As Readability's (share of the text that is in links, hash links counted at 0.3). While the
+   * document is watched and unchanged, the lengths of the normalized texts are worked out from
+   * the text nodes up and kept: Readability asks for every candidate container of the page in a
+   * row, each an ancestor of others, and the stock method builds each one's whole text again.
+   * The first change seen ends the watch until the next scoring.
+   */
+  _getLinkDensity(element: Element): number {
+    if (this.observing && this.observer!.takeRecords().length) this.stopObserving();
+    if (!this.observing || !element.isConnected) return stock._getLinkDensity.call(this, element);
+    const textLength = normalizedLength(this.shape(element));
+    if (textLength === 0) return 0;
+    const hashUrl = (this as unknown as ReadabilityInternals).REGEXPS.hashUrl;
+    let linkLength = 0;
+    const links = element.getElementsByTagName('a');
+    for (let i = 0; i < links.length; i++) {
+      const href = links[i]!.getAttribute('href');
+      const coefficient = href && hashUrl.test(href) ? 0.3 : 1;
+      linkLength += normalizedLength(this.shape(links[i]!)) * coefficient;
+    }
+    return linkLength / textLength;
+  }
+
+  private shape(node: Node): TextShape {
+    let shape = this.lengths.get(node);
+    if (!shape) {
+      if (node.nodeType === 3 || node.nodeType === 4) shape = textShape((node as CharacterData).data);
+      else {
+        shape = EMPTY;
+        for (let child = node.firstChild; child; child = child.nextSibling) {
+          if (child.nodeType === 1 || child.nodeType === 3 || child.nodeType === 4) shape = joinShapes(shape, this.shape(child));
+        }
+      }
+      this.lengths.set(node, shape);
+    }
+    return shape;
+  }
+
   _cleanStyles(): void {}
   _fixRelativeUris(): void {}
 
@@ -79,11 +176,132 @@ export class MarkdownReadability extends Readability<HTMLElement> {
 
   /** As Readability's: an element with no text whose children, if any, are all `<br>`/`<hr>`. */
   _isElementWithoutContent(node: Element): boolean {
-    if (node.nodeType !== 1) return false;
+    if (node.nodeType !== 1 || hasText(node)) return false;
     const children = node.children.length;
-    if (children && children !== node.getElementsByTagName('br').length + node.getElementsByTagName('hr').length) return false;
-    return !(node.textContent ?? '').trim().length;
+    return !children || children === node.getElementsByTagName('br').length + node.getElementsByTagName('hr').length;
   }
+
+  /** As Readability's: not `display: none`/`visibility: hidden` inline, not `hidden`, not `aria-hidden` (but Wikipedia's math fallback images). */
+  _isProbablyVisible(node: Element): boolean {
+    if (node.hasAttribute('hidden')) return false;
+    if (node.hasAttribute('style')) {
+      const style = (node as HTMLElement).style as CSSStyleDeclaration | undefined;
+      if (style && (style.display === 'none' || style.visibility === 'hidden')) return false;
+    }
+    if (node.getAttribute('aria-hidden') !== 'true') return true;
+    const className = node.className as unknown;
+    return typeof className === 'string' && className.includes('fallback-image');
+  }
+
+  _snapshotPage(page: Element): DocumentFragment {
+    const copy = page.ownerDocument.createDocumentFragment();
+    for (let child = page.firstChild; child; child = child.nextSibling) copy.appendChild(child.cloneNode(true));
+    return copy;
+  }
+
+  _restorePage(page: Element, snapshot: DocumentFragment): void {
+    page.replaceChildren(snapshot.cloneNode(true));
+  }
+
+  _getInnerText(e: Node, normalizeSpaces?: boolean): string {
+    if (!this.texts || normalizeSpaces === false) return stock._getInnerText.call(this, e, normalizeSpaces);
+    let text = this.texts.get(e);
+    if (text === undefined) {
+      text = stock._getInnerText.call(this, e, true);
+      this.texts.set(e, text);
+    }
+    return text;
+  }
+
+  _cleanConditionally(e: Element, tag: string): void {
+    const self = this as unknown as ReadabilityInternals;
+    if (!self._flagIsActive(self.FLAG_CLEAN_CONDITIONALLY)) return;
+    this.texts = new Map();
+    try {
+      stock._cleanConditionally.call(this, e, tag);
+    } finally {
+      this.texts = null;
+    }
+  }
+
+  /** As Readability's; while texts are kept, those of the removed node's ancestors are forgotten. */
+  _removeNodes(nodeList: ArrayLike<Element>, filterFn?: (this: this, node: Element, i: number, list: ArrayLike<Element>) => boolean): void {
+    for (let i = nodeList.length - 1; i >= 0; i--) {
+      const node = nodeList[i]!;
+      const parent = node.parentNode;
+      if (!parent || (filterFn && !filterFn.call(this, node, i, nodeList))) continue;
+      if (this.texts) for (let a: Node | null = parent; a; a = a.parentNode) this.texts.delete(a);
+      parent.removeChild(node);
+    }
+  }
+}
+
+/**
+ * What `text.trim().replace(/\s{2,}/g, ' ').length` (Readability's normalized text length) needs
+ * to know of a piece of text so that pieces can be joined without the text itself: its
+ * non-whitespace characters, the runs of whitespace between them (each becomes one character),
+ * and whether it starts or ends with whitespace. `kind`: 0 empty, 1 only whitespace, 2 has text.
+ */
+interface TextShape {
+  kind: 0 | 1 | 2;
+  chars: number;
+  runs: number;
+  lead: boolean;
+  trail: boolean;
+}
+
+const EMPTY: TextShape = { kind: 0, chars: 0, runs: 0, lead: false, trail: false };
+const BLANK: TextShape = { kind: 1, chars: 0, runs: 0, lead: true, trail: true };
+
+/** JavaScript's `\s`: what `trim()` removes and the normalizing regular expression matches. */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 5760 || (c >= 8192 && c <= 8202) || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279;
+}
+
+function textShape(text: string): TextShape {
+  if (!text) return EMPTY;
+  let chars = 0;
+  let runs = 0;
+  let inRun = false;
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) {
+      inRun = true;
+    } else {
+      if (inRun && chars) runs++;
+      inRun = false;
+      chars++;
+    }
+  }
+  if (!chars) return BLANK;
+  return { kind: 2, chars, runs, lead: isSpace(text.charCodeAt(0)), trail: inRun };
+}
+
+function joinShapes(a: TextShape, b: TextShape): TextShape {
+  if (a.kind === 0) return b;
+  if (b.kind === 0) return a;
+  if (a.kind === 1) return b.kind === 1 ? BLANK : b.lead ? b : { ...b, lead: true };
+  if (b.kind === 1) return a.trail ? a : { ...a, trail: true };
+  return { kind: 2, chars: a.chars + b.chars, runs: a.runs + b.runs + (a.trail || b.lead ? 1 : 0), lead: a.lead, trail: b.trail };
+}
+
+function normalizedLength(shape: TextShape): number {
+  return shape.kind === 2 ? shape.chars + shape.runs : 0;
+}
+
+/** Whether `node.textContent.trim()` would be non-empty, reading only as far as the first text that is. */
+function hasText(node: Node): boolean {
+  let n: Node | null = node.firstChild;
+  while (n && n !== node) {
+    if (n.nodeType === 3 || n.nodeType === 4) {
+      if (/\S/.test((n as Text).data)) return true;
+    } else if (n.firstChild) {
+      n = n.firstChild;
+      continue;
+    }
+    while (n && n !== node && !n.nextSibling) n = n.parentNode;
+    if (n && n !== node) n = n.nextSibling;
+  }
+  return false;
 }
 
 /** Never worth reading, removed before anything else looks at the page. */
@@ -99,8 +317,9 @@ const MIN_ARTICLE_CHARS = 200;
 
 /** Reads a document as Markdown. Throws `SelectorError` for a bad or unmatched selector. */
 export function extractPage(doc: Document, options: ExtractOptions = {}): Extracted {
-  if (!options.live && options.baseUrl) setBase(doc, options.baseUrl);
-  const baseUrl = doc.baseURI;
+  // The page's own address, not that of the extension page that parsed it (the document is not
+  // changed for it: a new <base> makes the browser revisit every link of the page).
+  const baseUrl = !options.live && options.baseUrl ? documentBase(doc, options.baseUrl) : doc.baseURI;
   const title = pageTitle(doc);
 
   if (options.selector !== undefined) {
@@ -138,7 +357,6 @@ function fallback(doc: Document, options: ExtractOptions, baseUrl: string, title
   // Readability changed the parsed document; read a fresh one if the caller can give it.
   const fresh = options.reparse?.();
   if (fresh) {
-    if (options.baseUrl) setBase(fresh, options.baseUrl);
     prune(fresh.documentElement);
     return fallbackFrom(fresh, baseUrl, title);
   }
@@ -199,19 +417,24 @@ function withTitle(title: string, markdown: string, _article: boolean): string {
   return markdown ? `# ${title}\n\n${markdown}` : `# ${title}`;
 }
 
-/**
- * Makes the document's base URL `url` (or its own `<base>`, resolved against `url`), so that
- * Readability and the Markdown resolve relative links against the page's address and not the
- * address of the extension page that parsed it.
- */
-export function setBase(doc: Document, url: string): void {
+/** The base URL of a page fetched from `url`: its own `<base>` resolved against `url`, else `url`. */
+export function documentBase(doc: Document, url: string): string {
   const existing = doc.querySelector('base[href]');
-  let href = url;
   try {
-    href = new URL(existing?.getAttribute('href') ?? '', url).href;
+    return new URL(existing?.getAttribute('href') ?? '', url).href;
   } catch {
     // A broken <base>: the page's own address it is.
+    return url;
   }
+}
+
+/**
+ * Makes the document's base URL `documentBase(doc, url)`, for code that reads URLs through the
+ * DOM (`a.href`): the page's address, not the address of the extension page that parsed it.
+ * (`extractPage` does not need it: give it `baseUrl`.)
+ */
+export function setBase(doc: Document, url: string): void {
+  const href = documentBase(doc, url);
   for (const old of Array.from(doc.querySelectorAll('base'))) old.remove();
   const base = doc.createElement('base');
   base.setAttribute('href', href);
@@ -291,10 +514,10 @@ function longTextShare(body: Element, region: Element): number {
 
 /** Removes what never carries content, and what the markup itself hides. */
 function prune(root: Element): void {
-  for (const el of Array.from(root.querySelectorAll(JUNK))) el.remove();
-  for (const el of Array.from(root.querySelectorAll(HIDDEN_BY_MARKUP))) {
+  for (const el of Array.from(root.querySelectorAll(`${JUNK}, ${HIDDEN_BY_MARKUP}`))) {
     // Readability keeps Wikipedia's math fallback images: do the same.
-    if (!el.classList.contains('fallback-image')) el.remove();
+    if (el.classList.contains('fallback-image') && !el.matches(JUNK)) continue;
+    el.remove();
   }
 }
 

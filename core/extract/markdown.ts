@@ -63,12 +63,33 @@ function parseBase(baseUrl: string | undefined): Base | undefined {
 const ABSOLUTE_WEB = /^https?:\/\/[^\s"<>\\]+$/i;
 const PLAIN_PATH = /^[^\s"<>\\]*$/;
 
+/** Query parameters that only tell the linked site where the click came from. */
+const TRACKING_PARAMETER = /^(?:utm_\w+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|igshid)$/i;
+const HAS_TRACKING = /[?&](?:utm_\w+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|igshid)=/i;
+
+/** `url` without its tracking parameters (`utm_source`, `fbclid`…); the other parameters untouched. */
+export function withoutTracking(url: string): string {
+  if (!HAS_TRACKING.test(url)) return url;
+  const query = url.indexOf('?');
+  const hash = url.indexOf('#', query);
+  const end = hash < 0 ? url.length : hash;
+  const kept = url
+    .slice(query + 1, end)
+    .split('&')
+    .filter((pair) => !TRACKING_PARAMETER.test(pair.split('=')[0]!));
+  return url.slice(0, query) + (kept.length ? `?${kept.join('&')}` : '') + url.slice(end);
+}
+
 /**
- * Resolves `href` against the base; returns '' for links that lead nowhere useful (in-page
- * anchors, `javascript:`, `data:`…). Absolute, root-relative and protocol-relative links, most
- * of a page, skip the URL parser.
+ * Resolves `href` against the base, without tracking parameters; returns '' for links that lead
+ * nowhere useful (in-page anchors, `javascript:`, `data:`…). Absolute, root-relative and
+ * protocol-relative links, most of a page, skip the URL parser.
  */
 export function absoluteUrl(href: string | null, base: string | Base | undefined): string {
+  return withoutTracking(resolveUrl(href, base));
+}
+
+function resolveUrl(href: string | null, base: string | Base | undefined): string {
   if (!href) return '';
   const trimmed = href.trim();
   if (!trimmed || trimmed.startsWith('#')) return '';
@@ -85,6 +106,20 @@ export function absoluteUrl(href: string | null, base: string | Base | undefined
     return '';
   }
 }
+
+/** A URL as a Markdown link target: what would end it or break it percent-encoded. */
+function linkTarget(url: string): string {
+  return url.replace(/[()\s]/g, encodeURIComponent);
+}
+
+/** Whether a link's text is its address (give or take the scheme and a final slash). */
+function textIsUrl(text: string, url: string): boolean {
+  const bare = (s: string) => s.replace(/^[a-z][a-z0-9+.-]*:(?:\/\/)?/i, '').replace(/\/$/, '');
+  return !/\s/.test(text) && bare(text) === bare(url);
+}
+
+/** A link to a picture file: what a thumbnail links to (the same picture, bigger). */
+const IMAGE_FILE = /\.(?:jpe?g|png|gif|webp|avif|svg|bmp)(?:[?#]|$)/i;
 
 interface TableShape {
   rows: HTMLTableRowElement[];
@@ -120,6 +155,8 @@ function measureTable(table: HTMLTableElement): TableShape | null {
 /** Creates the converter. One instance can convert any number of documents. */
 export function createMarkdownConverter(): (root: Node, baseUrl?: string) => string {
   let base: Base | undefined;
+  /** Link targets already written in this conversion: a link to one of them again is its text. */
+  let linked = new Set<string>();
   const service = new TurndownService({
     headingStyle: 'atx',
     hr: '---',
@@ -133,15 +170,22 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
   service.use([highlightedCodeBlock, strikethrough, taskListItems]);
   service.remove((node) => DROPPED.has(node.nodeName.toLowerCase()));
 
+  // Links: absolute targets, each written once. Written as their text: links that lead nowhere
+  // useful, links to a target already written above, and links whose only content is images
+  // (their alt text is the label) when they lead to a picture file. A link whose text is its
+  // address is written as the address alone. A link made of images does not count as the
+  // target's first mention: a text link to the same place further down keeps its target.
   service.addRule('link', {
     filter: (node) => node.nodeName === 'A' && node.hasAttribute('href'),
     replacement(content, node) {
       const text = content.trim();
       if (!text) return '';
       const href = absoluteUrl(node.getAttribute('href'), base);
-      if (!href) return content;
+      if (!href || linked.has(href)) return content;
       const label = text.replace(/\n{2,}/g, '\n');
-      return `[${label}](${href.replace(/[()\s]/g, encodeURIComponent)})`;
+      if (!(node.textContent ?? '').trim()) return IMAGE_FILE.test(href) ? content : `[${label}](${linkTarget(href)})`;
+      linked.add(href);
+      return textIsUrl(label, href) ? linkTarget(href) : `[${label}](${linkTarget(href)})`;
     },
   });
 
@@ -154,7 +198,7 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
       if (node.closest('a[href]')) return alt;
       const src = absoluteUrl(node.getAttribute('src'), base);
       if (!src || src.length > 300) return alt;
-      return `![${alt.replace(/[[\]]/g, '')}](${src.replace(/[()\s]/g, encodeURIComponent)})`;
+      return `![${alt.replace(/[[\]]/g, '')}](${linkTarget(src)})`;
     },
   });
 
@@ -220,10 +264,12 @@ export function createMarkdownConverter(): (root: Node, baseUrl?: string) => str
 
   return (root, baseUrl) => {
     base = parseBase(baseUrl);
+    linked = new Set();
     try {
       return tidy(service.turndown(root as TurndownService.Node));
     } finally {
       base = undefined;
+      linked = new Set();
     }
   };
 }
