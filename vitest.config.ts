@@ -3,16 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
 import { readabilityFast } from './build/readability-fast.ts';
-import { toolValidators } from './build/tool-validators.ts';
 
 export default defineConfig({
-  plugins: [WxtVitest(), vue(), toolValidators(), readabilityFast()],
+  plugins: [WxtVitest(), vue(), readabilityFast()],
   // Node's require loads packages past Vite's plugins: the tests get Readability patched as the
   // build patches it from a helper instead.
   resolve: { alias: [{ find: /^@mozilla\/readability$/, replacement: fileURLToPath(new URL('./tests/unit/helpers/readability.ts', import.meta.url)) }] },
   test: {
     globals: true,
-    include: ['tests/unit/**/*.test.ts'],
+    include: ['tests/unit/**/*.test.ts', 'plugins/**/*.test.ts'],
     setupFiles: ['tests/unit/setup.ts'],
     testTimeout: 20_000,
   },

@@ -1,6 +1,5 @@
 import { defineConfig } from 'wxt';
 import { readabilityFast } from './build/readability-fast.ts';
-import { toolValidators } from './build/tool-validators.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';
@@ -35,7 +34,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [toolValidators(), readabilityFast()],
+    plugins: [readabilityFast()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

@@ -8,6 +8,6 @@ export default defineBackground({
   main() {
     // Zod probes `new Function` to decide whether to JIT; the extension CSP forbids it.
     zodConfig({ jitless: true });
-    startBackground({ plugins: builtinPlugins });
+    startBackground({ plugins: builtinPlugins, bench: import.meta.env.MODE === 'bench' });
   },
 });

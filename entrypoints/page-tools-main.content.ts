@@ -1,4 +1,4 @@
-import { installMainWorldBridge } from '@/core/page-tools/main-world';
+import { installMainWorldBridge } from '@/plugins/page-tools/main-world';
 
 /**
  * The page's MAIN world, before its own scripts: discovers `devtoolstooldiscovery` tools,

@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import { startRelay, type RelayRuntime } from '@/core/page-tools/relay';
+import { startRelay, type RelayRuntime } from '@/plugins/page-tools/relay';
 
 /** The isolated-world relay between the page's tools (MAIN world) and the background. */
 export default defineContentScript({

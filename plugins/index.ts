@@ -1,26 +1,24 @@
-import type { PluginServices } from '@/core/background/service';
-import type { Plugin } from '@/core/registry/types';
-import { createPageToolsPlugin } from './page-tools';
-import { createInteractionPlugin } from './interaction';
-import { createScriptingPlugin } from './scripting';
-import { loadQuickJS } from './scripting/quickjs';
-import { Sandbox } from './scripting/sandbox';
-import { createSubAgentsPlugin } from './subagents';
-import { createTabsPlugin } from './tabs';
-import { createTasksPlugin } from './tasks';
-import { createWebPlugin } from './web';
-import { createWorkspacePlugin } from './workspace';
+import type { BuiltinPlugin } from '@/core/plugin';
+import { interactionPlugin } from './interaction';
+import { pageToolsPlugin } from './page-tools';
+import { scriptingPlugin } from './scripting';
+import { subagentsPlugin } from './subagents';
+import { tabsPlugin } from './tabs';
+import { tasksPlugin } from './tasks';
+import { webPlugin } from './web';
+import { workspacePlugin } from './workspace';
 
-/** Every built-in plugin, in the order settings list them. */
-export function builtinPlugins(services: PluginServices): Plugin[] {
-  return [
-    createTabsPlugin(services),
-    createWebPlugin(services),
-    createPageToolsPlugin(services.pageTools),
-    createWorkspacePlugin({ onChange: (path) => services.hub.broadcast({ type: 'workspace', path }) }),
-    createInteractionPlugin(services.questions),
-    createTasksPlugin(services.tasks),
-    createScriptingPlugin(new Sandbox(loadQuickJS)),
-    createSubAgentsPlugin(services),
-  ];
-}
+/**
+ * Every built-in plugin, in the order settings list them: one line each. Its page-side part is
+ * listed in `plugins/ui.ts`, its offscreen jobs (if any) in `plugins/offscreen.ts`.
+ */
+export const builtinPlugins: BuiltinPlugin[] = [
+  tabsPlugin,
+  webPlugin,
+  pageToolsPlugin,
+  workspacePlugin,
+  interactionPlugin,
+  tasksPlugin,
+  scriptingPlugin,
+  subagentsPlugin,
+];

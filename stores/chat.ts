@@ -1,13 +1,11 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
-import { applySubAgentEvent } from '@/core/agent/subagent-record';
-import type { PendingQuestion } from '@/core/background/questions';
-import type { Task } from '@/core/background/task-board';
 import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
 import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
-import { connectEvents, type EventConnection } from '@/core/ui/events';
+import { subscribe } from '@/core/ui/events';
+import { toolCard } from '@/core/ui/plugins';
 
 /**
  * The sidebar's view of conversations. The background owns the data (IndexedDB) and runs the
@@ -22,28 +20,25 @@ export const useChatStore = defineStore('chat', () => {
    * touches. (In Firefox the sidebar shares a thread with the background, so this is agent speed.)
    */
   const messages = shallowRef<Array<Exclude<StoredMessage, ToolMessage>>>([]);
-  const running = ref(false);
   const loaded = ref(false);
   const providerCheck = shallowRef<ProviderCheck | null>(null);
   /** A failure of a request the page itself made (the background's run errors live on the conversation). */
   const requestError = ref<string | null>(null);
-  /** ask_user questions waiting in any conversation (the sidebar shows those of others as a notice). */
-  const questions = ref<PendingQuestion[]>([]);
-  /** The agent's task list of the open conversation. */
-  const tasks = ref<Task[]>([]);
 
   const active = computed(() => conversations.value.find((c) => c.id === activeId.value) ?? null);
+  /** Whether the open conversation's agent is working: its status is the one source. */
+  const running = computed(() => active.value?.status === 'running');
   /** Tool results by tool call id; reactive per key, so a result re-renders only its own card. */
   const toolResults = shallowReactive(new Map<string, ToolMessage>());
   const visibleMessages = computed(() =>
     messages.value.filter((m) => m.role === 'user' || m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming'),
   );
 
-  let connection: EventConnection | undefined;
+  let unsubscribe: (() => void) | undefined;
   let unwatchRequests: (() => void) | undefined;
 
   async function init(): Promise<void> {
-    connection = connectEvents(onEvent, () => void refresh());
+    unsubscribe = subscribe(onEvent, () => void refresh());
     unwatchRequests = sidebarRequest.watch((request) => {
       if (request && request.conversationId !== activeId.value) void open(request.conversationId);
     });
@@ -52,14 +47,13 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function dispose(): void {
-    connection?.close();
+    unsubscribe?.();
     unwatchRequests?.();
   }
 
   /** Reloads everything from the background (at start and after a reconnect). */
   async function refresh(): Promise<void> {
     conversations.value = await sendMessage('listConversations');
-    questions.value = await sendMessage('listQuestions').catch(() => []);
     const stored = await activeConversationId.getValue();
     const id = stored && conversations.value.some((c) => c.id === stored) ? stored : null;
     await open(id, { persist: false });
@@ -71,24 +65,17 @@ export const useChatStore = defineStore('chat', () => {
     if (persist) await activeConversationId.setValue(id);
     if (!id) {
       setMessages([]);
-      running.value = false;
-      tasks.value = [];
       return;
     }
-    void sendMessage('getTasks', { conversationId: id }).then((list) => {
-      if (activeId.value === id) tasks.value = list;
-    }, () => undefined);
     const view = await sendMessage('getConversation', { id });
     if (activeId.value !== id) return;
     if (!view) {
       activeId.value = null;
       setMessages([]);
-      running.value = false;
       return;
     }
     upsertConversation(view.conversation);
     setMessages(view.messages);
-    running.value = view.running;
   }
 
   /** Starts an empty conversation; it is created in the background when the first message is sent. */
@@ -107,11 +94,11 @@ export const useChatStore = defineStore('chat', () => {
         await open(conversation.id);
         id = conversation.id;
       }
-      running.value = true;
+      markRunning(id);
       await sendMessage('sendMessage', { conversationId: id, text });
       return true;
     } catch (error) {
-      running.value = false;
+      void refresh();
       requestError.value = (error as Error).message;
       return false;
     }
@@ -123,8 +110,14 @@ export const useChatStore = defineStore('chat', () => {
 
   async function resume(): Promise<void> {
     if (!activeId.value) return;
-    running.value = true;
+    markRunning(activeId.value);
     await sendMessage('resumeRun', { conversationId: activeId.value });
+  }
+
+  /** Shows the run as started at once; the background's `conversation` event confirms it. */
+  function markRunning(id: string): void {
+    const conversation = conversations.value.find((c) => c.id === id);
+    if (conversation) upsertConversation({ ...conversation, status: 'running', error: undefined });
   }
 
   async function rename(id: string, title: string): Promise<void> {
@@ -134,12 +127,6 @@ export const useChatStore = defineStore('chat', () => {
   async function remove(id: string): Promise<void> {
     await sendMessage('deleteConversation', { id });
     dropConversation(id);
-  }
-
-  /** Answers an ask_user question: text, one option, several options, or null to skip. */
-  async function answerQuestion(id: string, answer: string | string[] | null): Promise<void> {
-    await sendMessage('answerQuestion', { id, answer });
-    questions.value = questions.value.filter((q) => q.id !== id);
   }
 
   async function checkProvider(): Promise<void> {
@@ -189,7 +176,6 @@ export const useChatStore = defineStore('chat', () => {
     switch (event.type) {
       case 'conversation':
         upsertConversation(event.conversation);
-        if (event.conversation.id === activeId.value) running.value = event.running;
         break;
       case 'conversation-deleted':
         dropConversation(event.id);
@@ -210,22 +196,13 @@ export const useChatStore = defineStore('chat', () => {
         messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
         break;
       }
-      case 'question':
-        questions.value = [...questions.value.filter((q) => q.id !== event.question.id), event.question];
-        break;
-      case 'question-closed':
-        questions.value = questions.value.filter((q) => q.id !== event.id);
-        break;
-      case 'tasks':
-        if (event.conversationId === activeId.value) tasks.value = event.tasks;
-        break;
-      case 'sub_agent_event': {
+      case 'tool-activity': {
         if (event.conversationId !== activeId.value) break;
         const tool = toolResults.get(event.toolCallId);
-        if (!tool) break;
-        // A new record each time (the function changes the one it is given): views of it update.
-        const record = tool.subAgent && { ...tool.subAgent, messages: [...tool.subAgent.messages] };
-        toolResults.set(event.toolCallId, { ...tool, subAgent: applySubAgentEvent(record, event.event) });
+        const reduce = toolCard(event.toolName)?.reduceActivity;
+        if (!tool || !reduce) break;
+        // Reducers return a new record (they never change the one given), so views of it update.
+        toolResults.set(event.toolCallId, { ...tool, activity: reduce(tool.activity, event.event) });
         break;
       }
     }
@@ -242,8 +219,6 @@ export const useChatStore = defineStore('chat', () => {
     loaded,
     providerCheck,
     requestError,
-    questions,
-    tasks,
     init,
     dispose,
     open,
@@ -254,6 +229,5 @@ export const useChatStore = defineStore('chat', () => {
     rename,
     remove,
     checkProvider,
-    answerQuestion,
   };
 });

@@ -2,16 +2,16 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
 import { sendMessage, type PluginInfo, type ProviderView, type UiEvent } from '@/core/messaging/protocol';
-import { connectEvents, type EventConnection } from '@/core/ui/events';
+import { subscribe } from '@/core/ui/events';
 
 /** The settings page's view of provider settings and plugins; the background owns both. */
 export const useSettingsStore = defineStore('settings', () => {
   const provider = ref<ProviderView | null>(null);
   const plugins = ref<PluginInfo[]>([]);
-  let connection: EventConnection | undefined;
+  let unsubscribe: (() => void) | undefined;
 
   async function init(): Promise<void> {
-    connection = connectEvents(onEvent, () => void load());
+    unsubscribe = subscribe(onEvent, () => void load());
     await load();
   }
 
@@ -20,7 +20,7 @@ export const useSettingsStore = defineStore('settings', () => {
   }
 
   function dispose(): void {
-    connection?.close();
+    unsubscribe?.();
   }
 
   /** Saves the provider; `apiKey` undefined keeps the saved key. Throws a readable error when invalid. */

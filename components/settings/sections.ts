@@ -1,22 +1,24 @@
-import type { Component } from 'vue';
+import { pluginUi, type SettingsSection } from '@/core/ui/plugins';
 import SettingsPlugins from './SettingsPlugins.vue';
 import SettingsProvider from './SettingsProvider.vue';
-import SettingsSites from './SettingsSites.vue';
-import SettingsWorkspace from './SettingsWorkspace.vue';
-import SettingsSearch from './SettingsSearch.vue';
 
-/** One page of the settings; the navigation lists them by group, in this order. */
-export interface SettingsSection {
-  id: string;
-  group: string;
-  title: string;
-  component: Component;
-}
+export type { SettingsSection };
 
-export const sections: SettingsSection[] = [
-  { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider },
-  { id: 'search', group: 'Agent', title: 'Search engines', component: SettingsSearch },
-  { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins },
-  { id: 'sites', group: 'Privacy', title: 'Sites & tools', component: SettingsSites },
-  { id: 'workspace', group: 'Data', title: 'Workspace files', component: SettingsWorkspace },
+/** The groups of the navigation, in order. */
+const GROUPS = ['Agent', 'Privacy', 'Data'];
+
+/** The core's own sections. */
+const core: SettingsSection[] = [
+  { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider, order: 0 },
+  { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins, order: 100 },
 ];
+
+/** Every section: the core's and the plugins', by group, then by order. */
+export function settingsSections(): SettingsSection[] {
+  const all = [...core, ...pluginUi().flatMap((ui) => ui.settings ?? [])];
+  const rank = (group: string) => (GROUPS.includes(group) ? GROUPS.indexOf(group) : GROUPS.length);
+  return all
+    .map((section, index) => ({ section, index }))
+    .sort((a, b) => rank(a.section.group) - rank(b.section.group) || (a.section.order ?? 1000) - (b.section.order ?? 1000) || a.index - b.index)
+    .map(({ section }) => section);
+}

@@ -1,5 +1,5 @@
 import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
-import type { SubAgentEvent, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
+import type { ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
 import type {
@@ -14,7 +14,7 @@ import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
 import type { ModelClient, RequestTimings } from './provider';
-import { applySubAgentEvent } from './subagent-record';
+import type { LoopObserver } from './step-timing';
 
 /** What the loop tells the UI while it works. */
 export interface AgentEvents {
@@ -22,19 +22,8 @@ export interface AgentEvents {
   message(message: StoredMessage): void;
   /** `offset` is the length of the message's text before this piece. */
   delta(conversationId: string, messageId: string, text: string, offset: number): void;
-  /** A sub-agent started by the tool call `toolCallId` reported something. */
-  subAgentEvent?(conversationId: string, toolCallId: string, event: SubAgentEvent): void;
-}
-
-/**
- * Time the extension itself adds around one tool step, in ms: from the model's last byte to the
- * tool starting, and from the tool ending to the next model request leaving.
- */
-export interface StepTiming {
-  toolStartDelay: number;
-  nextRequestDelay: number;
-  /** Where the time goes, in ms: last byte → stream loop ends → step write issued → tool starts; tool ends → request sent (the writes are waited for). */
-  parts: { streamEnd: number; persist: number; toStart: number; toRequest: number; written: number };
+  /** The tool call `toolCallId` reported live activity (see `ToolContext.reportActivity`). */
+  toolActivity?(conversationId: string, toolCallId: string, toolName: string, event: unknown): void;
 }
 
 export interface AgentDeps {
@@ -46,7 +35,8 @@ export interface AgentDeps {
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
   keepAlive?(): () => void;
-  onStepTiming?(timing: StepTiming): void;
+  /** Makes an observer of each run's loop (the benchmark's step timer). */
+  observe?(): LoopObserver;
 }
 
 /** How often streamed text is written to IndexedDB while it arrives. */
@@ -185,7 +175,7 @@ export class AgentRunner {
         if (message) this.streaming.set(conversationId, message);
         else this.streaming.delete(conversationId);
       },
-      onStepTiming: this.deps.onStepTiming,
+      observer: this.deps.observe?.(),
     });
     switch (outcome.status) {
       case 'done':
@@ -219,8 +209,8 @@ export interface Transcript {
   announce(message: StoredMessage): void;
   /** A piece of streamed text; `offset` is the length of the message's text before it. */
   delta(messageId: string, text: string, offset: number): void;
-  /** A sub-agent run by one of this transcript's tool calls reported something. */
-  subAgentEvent?(toolMessage: ToolMessage, event: SubAgentEvent): void;
+  /** One of this transcript's tool calls reported live activity. */
+  toolActivity?(toolMessage: ToolMessage, event: unknown): void;
 }
 
 /** The main chat's transcript: IndexedDB plus the live events to the extension's pages. */
@@ -231,7 +221,7 @@ export function storeTranscript(store: ConversationStore, events: AgentEvents, c
     save: (messages) => (messages.length === 1 ? store.put(messages[0]!) : store.putMany(messages)),
     announce: (message) => events.message(message),
     delta: (messageId, text, offset) => events.delta(conversationId, messageId, text, offset),
-    subAgentEvent: (toolMessage, event) => events.subAgentEvent?.(conversationId, toolMessage.toolCallId, event),
+    toolActivity: (toolMessage, event) => events.toolActivity?.(conversationId, toolMessage.toolCallId, toolMessage.toolName, event),
   };
 }
 
@@ -262,10 +252,11 @@ export interface LoopOptions {
   toolContext?: Pick<ToolContext, 'conversationId' | 'tabId'>;
   /** The answer being streamed now (undefined once it is saved). */
   onStreaming?(message: AssistantMessage | undefined): void;
-  onStepTiming?(timing: StepTiming): void;
+  /** Told the marks of each step (the benchmark's step timer); optional. */
+  observer?: LoopObserver;
 }
 
-/** How often a tool message with live sub-agent activity is written while the sub-agent works. */
+/** How often a tool message with live activity is written while its tool works. */
 const ACTIVITY_SAVE_INTERVAL_MS = 500;
 
 /**
@@ -275,10 +266,8 @@ const ACTIVITY_SAVE_INTERVAL_MS = 500;
  * (`AgentRunner`) and by sub-agents (in-memory transcript, narrowed tools).
  */
 export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
-  const { client, registry, transcript, history, system, maxSteps, signal } = options;
+  const { client, registry, transcript, history, system, maxSteps, signal, observer } = options;
   const conversationId = transcript.conversationId;
-  // For the per-step overhead: marks of the previous tool step, completed by the next request.
-  let previous: { lastByte: number; streamEnd: number; persisted: number; toolStart: number; toolEnd: number; written?: number } | undefined;
   // The previous step's writes, still under way: the next request waits for them (`beforeSend`)
   // but building it overlaps them.
   let pendingWrite: Promise<unknown> | undefined;
@@ -321,25 +310,14 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     } catch (error) {
       if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
     }
-    const streamEndedAt = performance.now();
+    if (observer) {
+      observer.requestSent(timings.requestSentAt);
+      observer.streamEnded(timings.lastByteAt, performance.now());
+    }
     options.onStreaming?.(undefined);
     await saver.flush();
     // A failed write of the last step ends the run as an internal error (the caller catches it).
     await pendingWrite;
-    if (previous && timings.requestSentAt !== undefined) {
-      const p = previous;
-      options.onStepTiming?.({
-        toolStartDelay: p.toolStart - p.lastByte,
-        nextRequestDelay: timings.requestSentAt - p.toolEnd,
-        parts: {
-          streamEnd: p.streamEnd - p.lastByte,
-          persist: p.persisted - p.streamEnd,
-          toStart: p.toolStart - p.persisted,
-          toRequest: timings.requestSentAt - p.toolEnd,
-          written: (p.written ?? NaN) - p.toolEnd,
-        },
-      });
-    }
 
     if (signal.aborted || failure) {
       assistant.status = signal.aborted ? 'stopped' : 'error';
@@ -370,7 +348,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     // Issued, not awaited: the tools start while it commits, and the next request waits for it.
     // (A worker stopped within the first milliseconds of a tool could lose this record.)
     const stepWrite = transcript.save([assistant, ...toolMessages]);
-    const persistedAt = performance.now();
+    observer?.stepPersisted(performance.now());
     transcript.announce(assistant);
     history.push(assistant);
     if (!toolMessages.length) {
@@ -378,8 +356,6 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       return { status: 'done', answer: assistant };
     }
 
-    let firstToolStart: number | undefined;
-    let lastToolEnd = 0;
     // Written in order; the next request waits for all of them before it leaves.
     const writes: Promise<unknown>[] = [stepWrite];
     const runOne = async (index: number) => {
@@ -387,10 +363,10 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       const toolMessage = toolMessages[index]!;
       transcript.announce(toolMessage);
       const startedAt = performance.now();
-      firstToolStart ??= startedAt;
+      observer?.toolStarted(startedAt);
       const result = await runToolCall(options, call, toolMessage);
       const endedAt = performance.now();
-      lastToolEnd = Math.max(lastToolEnd, endedAt);
+      observer?.toolEnded(endedAt);
       toolMessage.status = result.ok ? 'done' : 'error';
       toolMessage.result = result;
       toolMessage.durationMs = Math.round(endedAt - startedAt);
@@ -409,17 +385,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         return { status: 'stopped' };
       }
     }
-    const marks = {
-      lastByte: timings.lastByteAt ?? streamEndedAt,
-      streamEnd: streamEndedAt,
-      persisted: persistedAt,
-      toolStart: firstToolStart ?? persistedAt,
-      toolEnd: lastToolEnd,
-    } as NonNullable<typeof previous>;
-    previous = marks;
-    pendingWrite = Promise.all(writes).then(() => {
-      marks.written = performance.now();
-    });
+    pendingWrite = Promise.all(writes).then(() => observer?.writesDone(performance.now()));
   }
   await pendingWrite;
   return { status: 'step_limit', lastText };
@@ -436,7 +402,7 @@ export function batches(concurrent: boolean[]): number[][] {
   return out;
 }
 
-/** Runs one tool call through the registry; live sub-agent activity is kept on its tool message. */
+/** Runs one tool call through the registry; its live activity (if any) is kept on its tool message. */
 async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage): Promise<ToolResult> {
   const { registry, transcript, signal } = options;
   if (call.invalid) {
@@ -452,14 +418,15 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<unknown> = Promise.resolve();
-  const onSubAgentEvent = (event: SubAgentEvent) => {
-    toolMessage.subAgent = applySubAgentEvent(toolMessage.subAgent, event);
-    transcript.subAgentEvent?.(toolMessage, event);
+  const reduce = registry.activityReducer(call.name);
+  const reportActivity = reduce && ((event: unknown) => {
+    toolMessage.activity = reduce(toolMessage.activity, event);
+    transcript.toolActivity?.(toolMessage, event);
     timer ??= setTimeout(() => {
       timer = undefined;
       saving = saving.then(() => transcript.save([toolMessage])).catch(() => undefined);
     }, ACTIVITY_SAVE_INTERVAL_MS);
-  };
+  });
   try {
     return await registry.invoke(call.name, input, {
       signal,
@@ -468,7 +435,7 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
         ...options.toolContext,
         conversationId: options.toolContext?.conversationId ?? transcript.conversationId,
         toolCallId: call.id,
-        onSubAgentEvent,
+        reportActivity,
       },
     });
   } finally {

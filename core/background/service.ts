@@ -1,100 +1,49 @@
 import { browser } from 'wxt/browser';
-import { validators } from 'virtual:tool-validators';
-import { AgentRunner, type StepTiming } from '@/core/agent/loop';
+import { AgentRunner } from '@/core/agent/loop';
 import { ProviderError } from '@/core/agent/errors';
-import { checkProvider, createOpenAICompatibleClient, type ModelClient, type ProviderConfig } from '@/core/agent/provider';
+import { checkProvider, createOpenAICompatibleClient, type ProviderConfig } from '@/core/agent/provider';
+import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
+import { runOffscreenJob } from '@/core/offscreen/host';
+import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
+import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
-import type { Plugin } from '@/core/registry/types';
-import { precompiledValidators } from '@/core/registry/validation';
-import { PageToolsManager } from '@/core/page-tools/manager';
-import { pageToolValidators } from '@/core/page-tools/validator';
-import { sitePermissions } from '@/core/storage/site-permissions';
-import { SearchService } from '@/core/search/service';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
-import {
-  agentSettings,
-  pluginState,
-  ProviderSecrets,
-  providerSettings,
-  validateProviderSettings,
-} from '@/core/storage/settings';
-import { sessionTasks } from '@/core/storage/session';
-import { Workspace } from '@/core/workspace/workspace';
-import { showWaitingQuestions } from './badge';
+import { pluginStorage } from '@/core/storage/plugin-data';
+import { agentSettings, pluginState, ProviderSecrets, providerSettings, validateProviderSettings } from '@/core/storage/settings';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
-import { QuestionDesk } from './questions';
-import { TaskBoard } from './task-board';
-
-/** What built-in plugins may use from the background; each plugin factory takes what it needs. */
-export interface PluginServices {
-  registry: ToolRegistry;
-  store: ConversationStore;
-  hub: EventHub;
-  /** A model client for the provider as configured now (summaries, sub-agents). */
-  getModelClient(): Promise<ModelClient>;
-  /** The tools web pages offer (devtoolstooldiscovery, WebMCP), bridged into the registry. */
-  pageTools: PageToolsManager;
-  /** The step limit of one run, from the agent settings (sub-agents use it too). */
-  getMaxSteps(): Promise<number>;
-  /** The agent's task lists, per conversation (tasks plugin). */
-  tasks: TaskBoard;
-  /** The ask_user questions waiting for the user (interaction plugin). */
-  questions: QuestionDesk;
-  /** Web search with the engine chosen in settings (web plugin, settings page). */
-  search: SearchService;
-}
 
 export interface BackgroundOptions {
-  /** Makes the built-in plugins to register. */
-  plugins: (services: PluginServices) => Plugin[];
+  /** The built-in plugins, in the order settings list them (`plugins/index.ts`). */
+  plugins: BuiltinPlugin[];
+  /** Registers the benchmark-only messages (bench builds: `import.meta.env.MODE === 'bench'`). */
+  bench?: boolean;
 }
 
+type Handler<K extends keyof ProtocolMap> = (
+  data: Parameters<ProtocolMap[K]>[0],
+) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>;
+
 /**
- * Wires the background: storage, the plugin registry, the agent runner and the message handlers.
- * Listeners are registered synchronously, before anything is awaited, because a stopped MV3
- * worker is woken by the very event it must handle.
+ * Wires the background: storage, the registry, the agent runner, the core's message handlers,
+ * and each plugin's `setup`. Listeners are registered synchronously, before anything is awaited,
+ * because a stopped MV3 worker is woken by the very event it must handle.
  */
-export function startBackground({ plugins }: BackgroundOptions) {
+export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const db = openDb();
   const store = new ConversationStore(db);
   const secrets = new ProviderSecrets(db);
   const hub = new EventHub();
-  // Page tools' schemas arrive at run time: validated by an interpreting validator (no eval).
-  const registry = new ToolRegistry(precompiledValidators(validators, pageToolValidators), {
+  // Every tool's input is checked by one interpreting validator (no eval under the extension CSP).
+  const registry = new ToolRegistry(interpretedValidators, {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
   const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
-  const pageTools = new PageToolsManager({
-    registry,
-    permissions: { load: () => sitePermissions.getValue(), save: (all) => sitePermissions.setValue(all) },
-    onChange: () => {
-      hub.broadcast({ type: 'page-tools', tabs: pageTools.views() });
-      hub.broadcast({ type: 'site-permissions', permissions: pageTools.listPermissions() });
-    },
-  });
-  pageTools.listen();
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
-  const tasks = new TaskBoard({ load: () => sessionTasks.getValue(), save: (all) => sessionTasks.setValue(all) });
-  const questions = new QuestionDesk();
-  const search = new SearchService(db);
-  for (const plugin of plugins({ registry, store, hub, getModelClient, getMaxSteps, tasks, questions, pageTools, search })) {
-    registry.register(plugin);
-  }
-  tasks.onChange((conversationId, list) => hub.broadcast({ type: 'tasks', conversationId, tasks: list }));
-  questions.onChange((change) => {
-    hub.broadcast(
-      change.type === 'asked'
-        ? { type: 'question', question: change.question }
-        : { type: 'question-closed', id: change.id, conversationId: change.conversationId },
-    );
-    void showWaitingQuestions(questions.list().length);
-  });
-
-  const stepTimings: StepTiming[] = [];
+  const stepTimer = bench ? new StepTimer() : undefined;
   const runner = new AgentRunner({
     store,
     registry,
@@ -102,19 +51,58 @@ export function startBackground({ plugins }: BackgroundOptions) {
     getMaxSteps,
     keepAlive: startKeepAlive,
     events: {
-      conversation: (conversation) =>
-        hub.broadcast({ type: 'conversation', conversation, running: conversation.status === 'running' }),
+      conversation: (conversation) => hub.broadcast({ type: 'conversation', conversation }),
       message: (message) => hub.broadcast({ type: 'message', message }),
-      delta: (conversationId, messageId, text, offset) =>
-        hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),
-      subAgentEvent: (conversationId, toolCallId, event) =>
-        hub.broadcast({ type: 'sub_agent_event', conversationId, toolCallId, event }),
+      delta: (conversationId, messageId, text, offset) => hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),
+      toolActivity: (conversationId, toolCallId, toolName, event) =>
+        hub.broadcast({ type: 'tool-activity', conversationId, toolCallId, toolName, event }),
     },
-    onStepTiming: (timing) => {
-      stepTimings.push(timing);
-      if (stepTimings.length > 1000) stepTimings.shift();
-    },
+    observe: stepTimer && (() => stepTimer.observe()),
   });
+
+  // Registered before any `await`: handlers wait for start-up themselves.
+  const startupTasks: Array<() => Promise<void> | void> = [];
+  const deletedListeners: Array<(id: string) => void | Promise<void>> = [];
+  const handled = new Set<string>();
+  let ready: Promise<void> = Promise.resolve();
+
+  function handle<K extends keyof ProtocolMap>(type: K, handler: Handler<K>): void {
+    if (handled.has(type)) throw new Error(`Two handlers for the message "${type}".`);
+    handled.add(type);
+    onMessage(type, async (message) => {
+      // Only the extension's own pages; content scripts never reach these handlers.
+      if (!isExtensionPage(message.sender)) throw new Error('Not allowed from this context.');
+      await ready;
+      return handler(message.data as Parameters<ProtocolMap[K]>[0]);
+    });
+  }
+
+  for (const plugin of plugins) {
+    const ctx: PluginContext = {
+      pluginId: plugin.id,
+      handle,
+      broadcast: (event) => hub.broadcast(event),
+      storage: pluginStorage(db, plugin.id),
+      getModelClient,
+      getMaxSteps,
+      registry,
+      offscreen: runOffscreenJob,
+      onStartup: (task) => void startupTasks.push(task),
+      conversations: { onDeleted: (listener) => void deletedListeners.push(listener) },
+    };
+    const setup = plugin.setup?.(ctx) ?? undefined;
+    registry.register(
+      {
+        id: plugin.id,
+        source: 'builtin',
+        name: plugin.name,
+        description: plugin.description,
+        enabledByDefault: plugin.enabledByDefault,
+        tools: plugin.tools,
+      },
+      setup?.service,
+    );
+  }
 
   async function providerConfig(): Promise<ProviderConfig> {
     const settings = await providerSettings.getValue();
@@ -133,21 +121,28 @@ export function startBackground({ plugins }: BackgroundOptions) {
       description: plugin.description,
       source: plugin.source,
       enabled,
-      tools: plugin.tools.map((t) => ({ name: t.name, description: t.description })),
+      tools: plugin.tools.map((t) => {
+        const { target: _target, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        return { name: t.name, description: t.description, annotations };
+      }),
     }));
   }
 
   // Everything that reads settings or storage waits for start-up to finish.
-  const ready = (async () => {
+  ready = (async () => {
     await registry.loadState();
-    await pageTools.start();
+    for (const task of startupTasks) {
+      try {
+        await task();
+      } catch (error) {
+        console.error('[sidequest] a plugin\'s start-up task failed', error);
+      }
+    }
     const recovered = await store.recoverInterrupted(runner.runningIds());
-    for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation, running: false });
-    // Parts of atomic writes a stopped background left behind.
-    await new Workspace().cleanTemp().catch(() => undefined);
+    for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation });
   })();
   ready.catch((error) => console.error('[sidequest] background start-up failed', error));
-  pluginState.watch((state) => registry.applyState(state ?? {}));
+  pluginState.watch((state) => registry.applyState(state));
   registry.onChange(() => hub.broadcast({ type: 'plugins', plugins: pluginInfos() }));
 
   hub.listen();
@@ -156,29 +151,35 @@ export function startBackground({ plugins }: BackgroundOptions) {
     const conversation = await store.get(id);
     if (!conversation) return null;
     const messages = await store.messages(id);
+    // The answer being streamed is fresher in memory than on disk.
     const live = runner.liveMessage(id);
     if (live) {
       const at = messages.findIndex((m) => m.id === live.id);
       if (at >= 0) messages[at] = live;
       else messages.push(live);
     }
-    return { conversation, messages, running: runner.isRunning(id) };
+    return { conversation, messages };
   });
   handle('createConversation', async () => {
     const conversation = await store.create();
-    hub.broadcast({ type: 'conversation', conversation, running: false });
+    hub.broadcast({ type: 'conversation', conversation });
     return conversation;
   });
   handle('renameConversation', async ({ id, title }) => {
     const conversation = await store.rename(id, title);
-    hub.broadcast({ type: 'conversation', conversation, running: runner.isRunning(id) });
+    hub.broadcast({ type: 'conversation', conversation });
     return conversation;
   });
   handle('deleteConversation', async ({ id }) => {
     runner.stop(id);
     await runner.settled(id);
-    questions.withdraw(id);
-    await tasks.drop(id);
+    for (const listener of deletedListeners) {
+      try {
+        await listener(id);
+      } catch (error) {
+        console.warn('[sidequest] a plugin failed to forget a deleted conversation', error);
+      }
+    }
     await store.delete(id);
     hub.broadcast({ type: 'conversation-deleted', id });
   });
@@ -203,49 +204,25 @@ export function startBackground({ plugins }: BackgroundOptions) {
     await registry.setEnabled(id, enabled);
     return pluginInfos();
   });
-  handle('getStepTimings', () => [...stepTimings]);
-  handle('listPageTools', () => pageTools.views());
-  handle('refreshPageTools', ({ tabId, reason }) => pageTools.refresh(tabId, reason ?? 'refresh'));
-  handle('decidePageTools', async ({ origin, decision }) => {
-    await pageTools.decide(origin, decision);
-    return pageTools.views();
-  });
-  handle('listSitePermissions', () => pageTools.listPermissions());
-  handle('revokeSitePermission', async ({ origin }) => {
-    await pageTools.revoke(origin);
-    return pageTools.listPermissions();
-  });
-  handle('measureToolCalls', async ({ name, input, iterations }) => {
-    const durations: number[] = [];
-    let ok = 0;
-    let lastError: string | undefined;
-    for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
-      const started = performance.now();
-      const result = await registry.invoke(name, input);
-      durations.push(performance.now() - started);
-      if (result.ok) ok++;
-      else lastError = result.error;
-    }
-    return { durations, ok, lastError };
-  });
-  handle('getTasks', ({ conversationId }) => tasks.list(conversationId));
-  handle('listQuestions', () => questions.list());
-  handle('answerQuestion', ({ id, answer }) => questions.answer(id, answer));
-  handle('getSearchSettings', () => search.view());
-  handle('saveSearchSettings', (data) => search.save(data));
-  handle('testSearch', (data) => search.test(data));
 
-  /** Registers a handler that only the extension's own pages may call, after start-up. */
-  function handle<K extends keyof ProtocolMap>(
-    type: K,
-    handler: (data: Parameters<ProtocolMap[K]>[0]) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>,
-  ): void {
-    onMessage(type, async (message) => {
-      if (!isExtensionPage(message.sender)) throw new Error('Not allowed from this context.');
-      await ready;
-      return handler(message.data as Parameters<ProtocolMap[K]>[0]);
+  if (bench) {
+    handle('getStepTimings', () => stepTimer!.recent());
+    handle('measureToolCalls', async ({ name, input, iterations }) => {
+      const durations: number[] = [];
+      let ok = 0;
+      let lastError: string | undefined;
+      for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
+        const started = performance.now();
+        const result = await registry.invoke(name, input);
+        durations.push(performance.now() - started);
+        if (result.ok) ok++;
+        else lastError = result.error;
+      }
+      return { durations, ok, lastError };
     });
   }
 
-  return { registry, runner, store, hub, ready, browser, pageTools, tasks, questions };
+  return { registry, runner, store, hub, ready, browser };
 }
+
+export type { StepTiming };

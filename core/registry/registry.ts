@@ -2,6 +2,7 @@ import { toJsonSafe } from './json-safe';
 import type {
   InputValidator,
   Plugin,
+  ToolAnnotations,
   ToolContext,
   ToolDefinition,
   ToolResult,
@@ -13,28 +14,21 @@ import type {
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
 
-/** Optional per-tool settings a built-in may add beside the seed's four fields. */
-export interface ToolOptions {
-  /** Overrides the registry's timeout for this tool (ask_user waits 5 minutes). */
-  timeoutMs?: number;
-  /**
-   * Several calls of this tool asked for in one step run at the same time instead of one by one
-   * (sub-agents). Only for tools whose calls do not depend on each other's order.
-   */
-  concurrent?: boolean;
-}
-
-/** Identity helper for type inference: one tool is one value. */
-export function defineTool<Input = any, Output = unknown>(
-  tool: ToolDefinition<Input, Output> & ToolOptions,
-): ToolDefinition<Input, Output> & ToolOptions {
+/**
+ * Identity helper for type inference: one tool is one value. Built-in tools must say what they do
+ * (`annotations`); `Service` is the type of their plugin's service.
+ */
+export function defineTool<Input = any, Output = unknown, Service = any>(
+  tool: ToolDefinition<Input, Output, Service> & { annotations: ToolAnnotations },
+): ToolDefinition<Input, Output, Service> {
   return tool;
 }
 
-/** Identity helper for a built-in plugin. */
-export function definePlugin(plugin: Plugin): Plugin {
-  return plugin;
-}
+/**
+ * What a tool without annotations is taken to do: anything (a page's or another outside source's
+ * tool). The approval policy treats it as acting, with no claim of being harmless.
+ */
+export const UNKNOWN_TOOL_ANNOTATIONS: ToolAnnotations = Object.freeze({ readOnly: false, destructive: true, openWorld: true });
 
 export class DuplicateToolError extends Error {
   override name = 'DuplicateToolError';
@@ -52,13 +46,15 @@ export interface InvokeOptions {
   maxOutputChars?: number;
   /** Limits which tools may run (a sub-agent's type); checked at call time, not only in lists. */
   allow?: (spec: ToolSpec) => boolean;
-  context?: Omit<ToolContext, 'signal'>;
+  context?: Omit<ToolContext, 'signal' | 'service'>;
 }
 
 interface Entry {
   plugin: Plugin;
-  tool: ToolDefinition & ToolOptions;
+  tool: ToolDefinition;
   validate: InputValidator;
+  service: unknown;
+  spec: ToolSpec;
 }
 
 export type RegistryListener = () => void;
@@ -93,9 +89,10 @@ export class ToolRegistry {
 
   /**
    * Adds a plugin and its tools. Throws `DuplicateToolError` when the plugin id or any tool name
-   * is taken, and then adds nothing. Returns the function that removes the plugin again.
+   * is taken, and then adds nothing. `service` is handed to its tools' `execute` as
+   * `context.service`. Returns the function that removes the plugin again.
    */
-  register(plugin: Plugin): () => void {
+  register(plugin: Plugin, service?: unknown): () => void {
     if (this.plugins.has(plugin.id)) {
       throw new DuplicateToolError(`A plugin with id "${plugin.id}" is already registered.`);
     }
@@ -107,7 +104,17 @@ export class ToolRegistry {
       }
       seen.add(tool.name);
     }
-    const entries = plugin.tools.map((tool) => ({ plugin, tool, validate: this.makeValidator(tool, plugin) }));
+    if (plugin.source === 'builtin') {
+      const bare = plugin.tools.find((tool) => !tool.annotations);
+      if (bare) throw new Error(`Built-in tool "${bare.name}" has no annotations: say whether it is read-only, destructive, open-world.`);
+    }
+    const entries: Entry[] = plugin.tools.map((tool) => ({
+      plugin,
+      tool,
+      service,
+      validate: this.makeValidator(tool, plugin),
+      spec: toSpec(plugin, tool),
+    }));
     this.plugins.set(plugin.id, plugin);
     for (const entry of entries) this.tools.set(entry.tool.name, entry);
     this.emit();
@@ -148,9 +155,8 @@ export class ToolRegistry {
   /** The tools the model may see: those of enabled plugins, optionally narrowed further. */
   listTools(allow?: (spec: ToolSpec) => boolean): ToolSpec[] {
     const specs: ToolSpec[] = [];
-    for (const { plugin, tool } of this.tools.values()) {
+    for (const { plugin, spec } of this.tools.values()) {
       if (!this.isEnabled(plugin.id)) continue;
-      const spec = toSpec(plugin, tool);
       if (!allow || allow(spec)) specs.push(spec);
     }
     return specs;
@@ -158,8 +164,12 @@ export class ToolRegistry {
 
   /** The tool's spec by name, whether or not its plugin is on. */
   describe(name: string): ToolSpec | undefined {
-    const entry = this.tools.get(name);
-    return entry && toSpec(entry.plugin, entry.tool);
+    return this.tools.get(name)?.spec;
+  }
+
+  /** The tool's activity reducer (see `ToolContext.reportActivity`), if it reports activity. */
+  activityReducer(name: string): ToolDefinition['reduceActivity'] {
+    return this.tools.get(name)?.tool.reduceActivity;
   }
 
   /** Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. */
@@ -168,11 +178,11 @@ export class ToolRegistry {
     if (!entry) {
       return fail('not_found', `Tool ${name} not found. Use only the tools listed for this step.`);
     }
-    const { plugin, tool, validate } = entry;
+    const { plugin, tool, validate, spec, service } = entry;
     if (!this.isEnabled(plugin.id)) {
       return fail('disabled', `Tool ${name} belongs to the plugin "${plugin.name}", which the user has switched off.`);
     }
-    if (options.allow && !options.allow(toSpec(plugin, tool))) {
+    if (options.allow && !options.allow(spec)) {
       return fail('disabled', `Tool ${name} is not available to this agent.`);
     }
     const args = input ?? {};
@@ -193,7 +203,7 @@ export class ToolRegistry {
     try {
       const outcome = await Promise.race([
         Promise.resolve()
-          .then(() => tool.execute(args, { ...options.context, signal: controller.signal }))
+          .then(() => tool.execute(args, { ...options.context, signal: controller.signal, service }))
           .then((output) => ({ kind: 'done' as const, output })),
         new Promise<{ kind: 'timeout' }>((resolve) => {
           timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
@@ -234,13 +244,14 @@ export class ToolRegistry {
   }
 }
 
-function toSpec(plugin: Plugin, tool: ToolDefinition & ToolOptions): ToolSpec {
+function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
   return {
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
     pluginId: plugin.id,
     source: plugin.source,
+    annotations: tool.annotations ?? UNKNOWN_TOOL_ANNOTATIONS,
     ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
     ...(tool.concurrent && plugin.source === 'builtin' ? { concurrent: true } : {}),
   };

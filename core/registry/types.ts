@@ -1,11 +1,10 @@
 import type { JSONSchema7 } from 'json-schema';
-import type { StoredMessage } from '@/core/storage/db';
 
 /**
  * What a tool may use while it runs, besides its input. Built-in tools get all of it; page tools
- * (which run in the page) see none of it.
+ * (which run in the page) see none of it. `service` is what the tool's plugin made in `setup`.
  */
-export interface ToolContext {
+export interface ToolContext<Service = unknown> {
   /** Aborted when the user stops the run or the call times out; long tools should listen. */
   signal: AbortSignal;
   /** The conversation the call belongs to, when there is one. */
@@ -15,42 +14,65 @@ export interface ToolContext {
   /** The id of the model's tool call being run, when the call comes from an agent loop. */
   toolCallId?: string;
   /**
-   * Set for built-ins that show live activity under their tool card (the `agent` tool): each
-   * event is kept on the tool message and forwarded to the sidebar as a `sub_agent_event`.
+   * Live activity of a long call (nested progress, e.g. a sub-agent's steps), for tools that
+   * declare `activity`: the loop folds each event into the tool message with the tool's reducer,
+   * saves it, and forwards it to the sidebar as a `tool-activity` event.
    */
-  onSubAgentEvent?: (event: SubAgentEvent) => void;
+  reportActivity?: (event: unknown) => void;
+  /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
+  service: Service;
 }
 
 /**
- * What a sub-agent reports while it works, forwarded to the parent conversation. The sub-agent's
- * own messages are conversation messages of its in-memory transcript (`conversationId` is the
- * sub-agent's id).
+ * What a tool does, in the MCP style, for the approval policy and for narrowing tools (sub-agents).
+ * Built-in tools must set them; a page's own hints are claims, kept apart in `claims`.
  */
-export type SubAgentEvent =
-  | {
-      type: 'start';
-      agentId: string;
-      agentType: string;
-      description?: string;
-      prompt: string;
-      tabId?: number;
-      model?: string;
-    }
-  | { type: 'message'; agentId: string; message: StoredMessage }
-  /** A piece of streamed text; `offset` is where it starts in the message's text. */
-  | { type: 'delta'; agentId: string; messageId: string; text: string; offset: number }
-  | { type: 'end'; agentId: string; status: 'done' | 'error' | 'stopped' | 'step_limit'; error?: string };
+export interface ToolAnnotations {
+  /** Changes nothing anywhere: no tab, page, file, setting or remote state. */
+  readOnly: boolean;
+  /** May delete or overwrite something the user cannot get back. */
+  destructive: boolean;
+  /** Reaches outside the browser's own state: the network, other sites. */
+  openWorld: boolean;
+  /** Works on the user's tabs and the pages in them (their content, their session). */
+  pages?: boolean;
+  /** Waits for a person (a question in the sidebar): unattended agents do not get it. */
+  interactive?: boolean;
+  /**
+   * The tab or address a call concerns, from its input and context (undefined: none in
+   * particular). The approval policy asks about that site.
+   */
+  target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
+  /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
+  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+}
+
+/** What a tool call concerns: a tab (by id) or an address. */
+export interface ToolTarget {
+  tabId?: number;
+  url?: string;
+}
 
 /**
- * One tool, exactly as the seed defines it: a name, a description written for the model, a
- * draft-07 JSON Schema for its input, and the function that runs it. A tool signals failure by
- * throwing; the registry turns that into an error result the model can read.
+ * One tool, as the seed defines it (a name, a description written for the model, a draft-07 JSON
+ * Schema for its input, and the function that runs it), plus our options. A tool signals failure
+ * by throwing; the registry turns that into an error result the model can read.
  */
-export interface ToolDefinition<Input = any, Output = unknown> {
+export interface ToolDefinition<Input = any, Output = unknown, Service = any> {
   name: string;
   description: string;
   inputSchema: JSONSchema7;
-  execute: (input: Input, context: ToolContext) => Output | Promise<Output>;
+  execute: (input: Input, context: ToolContext<Service>) => Output | Promise<Output>;
+  annotations?: ToolAnnotations;
+  /** Overrides the registry's timeout for this tool (ask_user waits 5 minutes). */
+  timeoutMs?: number;
+  /**
+   * Several calls of this tool asked for in one step run at the same time instead of one by one
+   * (sub-agents). Only for tools whose calls do not depend on each other's order.
+   */
+  concurrent?: boolean;
+  /** Folds one live activity event into the record kept on the tool message (see `reportActivity`). */
+  reduceActivity?: (record: unknown, event: unknown) => unknown;
 }
 
 /** A named group of tools, exactly as the seed defines it. */
@@ -64,8 +86,9 @@ export interface ToolGroup {
 export type PluginSource = 'builtin' | 'page';
 
 /**
- * A plugin is a tool group the registry can switch on and off. Built-in plugins have a fixed id
- * (`tabs`, `web`…); page plugins are scoped to one tab and one origin.
+ * A plugin as the registry holds it: a tool group with an id, its source and, for page plugins,
+ * the tab and origin its tools belong to. Built-in plugins are defined with `definePlugin`
+ * (`core/plugin.ts`), which adds their background service.
  */
 export interface Plugin extends ToolGroup {
   id: string;
@@ -82,7 +105,7 @@ export type InputValidator = (input: unknown) => string | null;
 /** Makes the validator for a tool's schema. Which strategy depends on where the code runs. */
 export type ValidatorFactory = (tool: ToolDefinition, plugin: Plugin) => InputValidator;
 
-/** A tool as the model sees it. */
+/** A tool as the model (and the approval policy) sees it. */
 export interface ToolSpec {
   name: string;
   description: string;
@@ -93,6 +116,7 @@ export interface ToolSpec {
   origin?: string;
   /** Calls of this tool made in the same step may run at the same time (sub-agents). */
   concurrent?: boolean;
+  annotations: ToolAnnotations;
 }
 
 /** The outcome of one tool call, as data: a tool call never throws into the agent loop. */

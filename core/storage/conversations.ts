@@ -15,6 +15,11 @@ export type NewMessage<M extends StoredMessage = StoredMessage> = M extends Stor
   ? Omit<M, 'id' | 'seq' | 'createdAt'> & Partial<Pick<M, 'id'>>
   : never;
 
+/** Gives a new message its id (unless it has one), its place `seq` and its time. */
+export function stampMessage<M extends StoredMessage>(message: NewMessage<M>, seq: number): M {
+  return { ...message, id: message.id ?? crypto.randomUUID(), seq, createdAt: Date.now() } as unknown as M;
+}
+
 /** Makes a short title from the first thing the user wrote. */
 export function titleFrom(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -101,8 +106,7 @@ export class ConversationStore {
    * prepared messages in one transaction with `putMany`.
    */
   async prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
-    const seq = await this.allocateSeq(message.conversationId);
-    return { ...message, id: message.id ?? crypto.randomUUID(), seq, createdAt: Date.now() } as unknown as M;
+    return stampMessage(message, await this.allocateSeq(message.conversationId));
   }
 
   /** Writes a message again after it changed (streamed text, a tool result). */

@@ -2,6 +2,7 @@ import Dexie, { type EntityTable } from 'dexie';
 import type { RunError } from '@/core/agent/errors';
 import type { Usage } from '@/core/agent/provider';
 import type { ToolResult } from '@/core/registry/types';
+import { applyDbVersions } from './migrations/db';
 
 /** Where a conversation's agent run stands. */
 export type RunStatus =
@@ -70,22 +71,11 @@ export interface ToolMessage extends MessageBase {
   pluginId?: string;
   origin?: string;
   durationMs?: number;
-  /** The `agent` tool: what its sub-agent did, kept so the sidebar shows it nested after a reload. */
-  subAgent?: SubAgentRecord;
-}
-
-/** A sub-agent's run as the parent conversation keeps it (built from its `sub_agent_event`s). */
-export interface SubAgentRecord {
-  agentId: string;
-  agentType: string;
-  description?: string;
-  prompt: string;
-  tabId?: number;
-  model?: string;
-  status: 'running' | 'done' | 'error' | 'stopped' | 'step_limit';
-  error?: string;
-  /** The sub-agent's own transcript: its prompt, answers and tool results, in order. */
-  messages: StoredMessage[];
+  /**
+   * Live activity the tool reported while it ran (a sub-agent's steps), as its tool's reducer
+   * built it: kept so the sidebar shows it again after a reload. Never sent to the model.
+   */
+  activity?: unknown;
 }
 
 export type StoredMessage = UserMessage | AssistantMessage | ToolMessage;
@@ -96,26 +86,31 @@ export interface Secret {
   value: string;
 }
 
+/** A value a plugin keeps (`PluginStorage`), by `<plugin id>/<name>`. */
+export interface PluginDatum {
+  key: string;
+  value: unknown;
+}
+
 export type SidequestDb = Dexie & {
   conversations: EntityTable<Conversation, 'id'>;
   messages: EntityTable<StoredMessage, 'id'>;
   secrets: EntityTable<Secret, 'key'>;
+  pluginData: EntityTable<PluginDatum, 'key'>;
 };
 
 /**
  * Opens the extension's database. Conversations and messages live in IndexedDB (not in
- * `storage.local`) because they grow without bound and are written at every step; API keys live
- * here too because content scripts can read `storage.local` but never the extension's IndexedDB.
+ * `storage.local`) because they grow without bound and are written at every step; API keys and
+ * plugins' data live here too because content scripts can read and write `storage.local` but
+ * never the extension's IndexedDB. The schema's versions and their upgrades are in
+ * `migrations/db.ts`, one file per step.
  */
 export function openDb(name = 'sidequest'): SidequestDb {
   // Relaxed durability: a commit counts once the browser holds the data, without waiting for the
   // disk to flush. It survives what we guard against (the worker or a page being stopped); only a
   // crash of the operating system could lose the last writes. It halves the write time of a step.
   const db = new Dexie(name, { chromeTransactionDurability: 'relaxed' }) as SidequestDb;
-  db.version(1).stores({
-    conversations: 'id, updatedAt, status',
-    messages: 'id, conversationId, [conversationId+seq], role',
-    secrets: 'key',
-  });
+  applyDbVersions(db);
   return db;
 }

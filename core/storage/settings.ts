@@ -1,5 +1,6 @@
-import { storage } from 'wxt/utils/storage';
+import { z } from 'zod';
 import type { SidequestDb } from './db';
+import { defineSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
@@ -11,14 +12,16 @@ export interface ProviderSettings {
   model: string;
 }
 
-export const providerSettings = storage.defineItem<ProviderSettings>('local:provider', {
+export const providerSettings = defineSetting<ProviderSettings>('local:provider', {
   fallback: { baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL },
+  schema: z.object({ baseUrl: z.string(), model: z.string() }),
   version: 1,
 });
 
 /** Plugin on/off choices by plugin id; a plugin not listed is on. */
-export const pluginState = storage.defineItem<Record<string, boolean>>('local:plugins', {
+export const pluginState = defineSetting<Record<string, boolean>>('local:plugins', {
   fallback: {},
+  schema: z.record(z.string(), z.boolean()),
   version: 1,
 });
 
@@ -27,14 +30,16 @@ export interface AgentSettings {
   maxSteps: number;
 }
 
-export const agentSettings = storage.defineItem<AgentSettings>('local:agent', {
+export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   fallback: { maxSteps: 25 },
+  schema: z.object({ maxSteps: z.number().int().min(1).max(1000) }),
   version: 1,
 });
 
 /** What the sidebar shows; the popup writes it to open a conversation there. */
-export const activeConversationId = storage.defineItem<string | null>('local:activeConversation', {
+export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
   fallback: null,
+  schema: z.string().nullable(),
   version: 1,
 });
 
@@ -42,14 +47,16 @@ export const activeConversationId = storage.defineItem<string | null>('local:act
  * A request from the popup to show a conversation in the sidebar (null: a new one). The sidebar
  * watches this item, not `activeConversationId`, which it writes itself.
  */
-export const sidebarRequest = storage.defineItem<{ conversationId: string | null; at: number } | null>(
-  'local:sidebarRequest',
-  { fallback: null, version: 1 },
-);
+export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('local:sidebarRequest', {
+  fallback: null,
+  schema: z.object({ conversationId: z.string().nullable(), at: z.number() }).nullable(),
+  version: 1,
+});
 
 /** Unsent text of the message box, by conversation, so a reload or a closed sidebar loses nothing. */
-export const drafts = storage.defineItem<Record<string, string>>('local:drafts', {
+export const drafts = defineSetting<Record<string, string>>('local:drafts', {
   fallback: {},
+  schema: z.record(z.string(), z.string()),
   version: 1,
 });
 

@@ -1,54 +1,84 @@
 import { browser, type Browser } from 'wxt/browser';
-import { EVENTS_PORT, type UiEvent } from '@/core/messaging/protocol';
+import { EVENTS_PORT, type UiEvent, type UiEventMap, type UiEventOf } from '@/core/messaging/protocol';
 
-export interface EventConnection {
-  close(): void;
+type Listener = (event: UiEvent) => void;
+
+const listeners = new Set<Listener>();
+const reconnectListeners = new Set<() => void>();
+let port: Browser.runtime.Port | undefined;
+let retryMs = 200;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * The page's one connection to the background's live updates, shared by every store. When the
+ * port drops (Chrome stopped its service worker, Firefox reloaded the add-on) it reconnects, which
+ * wakes the background, and tells each subscriber to reload what it shows. It opens with the first
+ * subscriber and closes with the last.
+ */
+function connect(isRetry: boolean): void {
+  if (!listeners.size && !reconnectListeners.size) return;
+  try {
+    port = browser.runtime.connect({ name: EVENTS_PORT });
+  } catch {
+    schedule();
+    return;
+  }
+  port.onMessage.addListener((message) => {
+    retryMs = 200;
+    for (const listener of [...listeners]) {
+      try {
+        listener(message as UiEvent);
+      } catch (error) {
+        console.error('[sidequest] an event listener failed', error);
+      }
+    }
+  });
+  port.onDisconnect.addListener(() => {
+    port = undefined;
+    schedule();
+  });
+  if (isRetry) for (const listener of [...reconnectListeners]) listener();
+}
+
+function schedule(): void {
+  if (timer || (!listeners.size && !reconnectListeners.size)) return;
+  timer = setTimeout(() => {
+    timer = undefined;
+    connect(true);
+  }, retryMs);
+  retryMs = Math.min(retryMs * 2, 5000);
+}
+
+function release(): void {
+  if (listeners.size || reconnectListeners.size) return;
+  clearTimeout(timer);
+  timer = undefined;
+  port?.disconnect();
+  port = undefined;
 }
 
 /**
- * Subscribes an extension page to the background's live updates. When the port drops (Chrome
- * stopped its service worker, Firefox reloaded the add-on) it reconnects, which wakes the
- * background, and calls `onReconnect` so the page can reload what it shows.
+ * Subscribes to the background's live updates: `onEvent` for each, `onReconnect` after the
+ * connection came back (reload what you show). Returns the unsubscribe function.
  */
-export function connectEvents(onEvent: (event: UiEvent) => void, onReconnect: () => void): EventConnection {
-  let port: Browser.runtime.Port | undefined;
-  let closed = false;
-  let retryMs = 200;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+export function subscribe(onEvent: Listener, onReconnect?: () => void): () => void {
+  listeners.add(onEvent);
+  if (onReconnect) reconnectListeners.add(onReconnect);
+  if (!port && !timer) connect(false);
+  return () => {
+    listeners.delete(onEvent);
+    if (onReconnect) reconnectListeners.delete(onReconnect);
+    release();
+  };
+}
 
-  const connect = (isRetry: boolean) => {
-    if (closed) return;
-    try {
-      port = browser.runtime.connect({ name: EVENTS_PORT });
-    } catch {
-      schedule();
-      return;
-    }
-    port.onMessage.addListener((message) => {
-      retryMs = 200;
-      onEvent(message as UiEvent);
-    });
-    port.onDisconnect.addListener(() => {
-      port = undefined;
-      schedule();
-    });
-    if (isRetry) onReconnect();
-  };
-  const schedule = () => {
-    if (closed || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      connect(true);
-    }, retryMs);
-    retryMs = Math.min(retryMs * 2, 5000);
-  };
-
-  connect(false);
-  return {
-    close() {
-      closed = true;
-      clearTimeout(timer);
-      port?.disconnect();
-    },
-  };
+/** Subscribes to one type of event. */
+export function subscribeTo<K extends keyof UiEventMap>(
+  type: K,
+  onEvent: (event: UiEventOf<K>) => void,
+  onReconnect?: () => void,
+): () => void {
+  return subscribe((event) => {
+    if (event.type === type) onEvent(event as UiEventOf<K>);
+  }, onReconnect);
 }

@@ -1,6 +1,6 @@
-import { createPinia } from 'pinia';
-import { createApp } from 'vue';
 import SettingsView from '@/components/settings/SettingsView.vue';
+import { mountPage } from '@/core/ui/mount';
+import { builtinPluginUi } from '@/plugins/ui';
 import '@/assets/theme.css';
 
-createApp(SettingsView).use(createPinia()).mount('#app');
+mountPage(SettingsView, builtinPluginUi);

@@ -1,5 +1,6 @@
-import { createApp } from 'vue';
 import PopupView from '@/components/popup/PopupView.vue';
+import { mountPage } from '@/core/ui/mount';
+import { builtinPluginUi } from '@/plugins/ui';
 import '@/assets/theme.css';
 
-createApp(PopupView).mount('#app');
+mountPage(PopupView, builtinPluginUi);

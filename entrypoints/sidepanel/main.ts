@@ -1,6 +1,6 @@
-import { createPinia } from 'pinia';
-import { createApp } from 'vue';
 import ChatView from '@/components/chat/ChatView.vue';
+import { mountPage } from '@/core/ui/mount';
+import { builtinPluginUi } from '@/plugins/ui';
 import '@/assets/theme.css';
 
-createApp(ChatView).use(createPinia()).mount('#app');
+mountPage(ChatView, builtinPluginUi);

@@ -1,9 +1,12 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser } from 'wxt/browser';
-import type { PageToolsManager } from '@/core/page-tools/manager';
-import type { PageTabView } from '@/core/page-tools/types';
-import { definePlugin, defineTool } from '@/core/registry/registry';
+import { z } from 'zod';
+import { definePlugin } from '@/core/plugin';
+import { defineTool } from '@/core/registry/registry';
+import { PageToolsManager } from './manager';
+import './protocol';
 import { pageToolsSchemas } from './schemas';
+import type { PageTabView, SitePermission } from './types';
 
 /** A tab's page tools as `list_page_tools` returns them: snake_case, what the model needs. */
 export interface PageToolsListing {
@@ -35,38 +38,69 @@ export function toListing(view: PageTabView): PageToolsListing {
   };
 }
 
-/** The built-in `page_tools` plugin: the agent's way to ask pages for a fresh list of their tools. */
-export function createPageToolsPlugin(pageTools: PageToolsManager) {
-  const listPageTools = defineTool<FromSchema<typeof pageToolsSchemas.list_page_tools>, { tabs: PageToolsListing[] }>({
-    name: 'list_page_tools',
-    description:
-      'Ask web pages for the tools they offer (devtoolstooldiscovery and WebMCP tools an app registers to expose its internal state: caches, feature flags, state trees, debug endpoints). Asks the given tab, or the active tab, for a fresh list and returns every tab\'s page tools with the names to call them by. Use it when the user asks about a web app\'s internals, or after a page changed.',
-    inputSchema: pageToolsSchemas.list_page_tools,
-    async execute({ tab_id }) {
-      let target = tab_id;
-      if (target === undefined) {
-        const [active] = await browser.tabs.query({ active: true, lastFocusedWindow: true });
-        target = active?.id;
-      } else {
-        await browser.tabs.get(target).catch(() => {
-          throw new Error(`Tab ${tab_id} does not exist (it may have been closed). Call list_tabs to see the open tabs.`);
-        });
-      }
-      const fresh = target === undefined ? null : await pageTools.refresh(target, 'agent asked');
-      const views = pageTools.views();
-      if (tab_id !== undefined) {
-        if (!fresh) return { tabs: [{ tab_id, site: '', url: '', title: '', available: false, note: 'This page offers no tools.', tools: [] }] };
-        return { tabs: [toListing(fresh)] };
-      }
-      return { tabs: views.map(toListing) };
-    },
-  });
+const sitePermissionSchema = z.record(
+  z.string(),
+  z.object({ origin: z.string(), decision: z.enum(['always', 'never']), at: z.number() }),
+) as z.ZodType<Record<string, SitePermission>>;
 
-  return definePlugin({
-    id: 'page_tools',
-    source: 'builtin',
-    name: 'Page tools',
-    description: 'Find the tools web pages offer (devtoolstooldiscovery, WebMCP). The tools themselves appear once you allow a site.',
-    tools: [listPageTools],
-  });
-}
+export const listPageTools = defineTool<FromSchema<typeof pageToolsSchemas.list_page_tools>, { tabs: PageToolsListing[] }, PageToolsManager>({
+  name: 'list_page_tools',
+  description:
+    'Ask web pages for the tools they offer (devtoolstooldiscovery and WebMCP tools an app registers to expose its internal state: caches, feature flags, state trees, debug endpoints). Asks the given tab, or the active tab, for a fresh list and returns every tab\'s page tools with the names to call them by. Use it when the user asks about a web app\'s internals, or after a page changed.',
+  inputSchema: pageToolsSchemas.list_page_tools,
+  annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id?: number }) => (input.tab_id === undefined ? undefined : { tabId: input.tab_id }) },
+  async execute({ tab_id }, { service: pageTools }) {
+    let target = tab_id;
+    if (target === undefined) {
+      const [active] = await browser.tabs.query({ active: true, lastFocusedWindow: true });
+      target = active?.id;
+    } else {
+      await browser.tabs.get(target).catch(() => {
+        throw new Error(`Tab ${tab_id} does not exist (it may have been closed). List the open tabs to find the right one.`);
+      });
+    }
+    const fresh = target === undefined ? null : await pageTools.refresh(target, 'agent asked');
+    const views = pageTools.views();
+    if (tab_id !== undefined) {
+      if (!fresh) return { tabs: [{ tab_id, site: '', url: '', title: '', available: false, note: 'This page offers no tools.', tools: [] }] };
+      return { tabs: [toListing(fresh)] };
+    }
+    return { tabs: views.map(toListing) };
+  },
+});
+
+/**
+ * The built-in `page_tools` plugin: bridges the tools web pages offer (devtoolstooldiscovery,
+ * WebMCP) into the registry, one page plugin per allowed tab, and gives the agent a fresh list.
+ */
+export const pageToolsPlugin = definePlugin<PageToolsManager>({
+  id: 'page_tools',
+  name: 'Page tools',
+  description: 'Find the tools web pages offer (devtoolstooldiscovery, WebMCP). The tools themselves appear once you allow a site.',
+  tools: [listPageTools],
+  setup(ctx) {
+    const permissions = ctx.storage.item('sitePermissions', { fallback: {}, schema: sitePermissionSchema, legacyKey: 'local:sitePermissions' });
+    const manager: PageToolsManager = new PageToolsManager({
+      registry: ctx.registry,
+      permissions: { load: () => permissions.getValue(), save: (all) => permissions.setValue(all) },
+      onChange: () => {
+        ctx.broadcast({ type: 'page-tools', tabs: manager.views() });
+        ctx.broadcast({ type: 'site-permissions', permissions: manager.listPermissions() });
+      },
+    });
+    manager.listen();
+    ctx.onStartup(() => manager.start());
+    ctx.handle('listPageTools', () => manager.views());
+    ctx.handle('refreshPageTools', ({ tabId, reason }) => manager.refresh(tabId, reason ?? 'refresh'));
+    ctx.handle('decidePageTools', async ({ origin, decision }) => {
+      await manager.decide(origin, decision);
+      return manager.views();
+    });
+    ctx.handle('listSitePermissions', () => manager.listPermissions());
+    ctx.handle('revokeSitePermission', async ({ origin }) => {
+      await manager.revoke(origin);
+      return manager.listPermissions();
+    });
+    return { service: manager };
+  },
+});

@@ -1,14 +1,15 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
-import { definePlugin, defineTool } from '@/core/registry/registry';
-import { getTabOrThrow } from '@/plugins/tabs';
+import { definePlugin } from '@/core/plugin';
+import { defineTool } from '@/core/registry/registry';
 import { RUNNER_KEY } from './page-runner';
-import type { Sandbox } from './sandbox';
+import { loadQuickJS } from './quickjs';
+import { Sandbox } from './sandbox';
 import { scriptingSchemas } from './schemas';
 import type { CodeOutcome } from './user-code';
 
-/** The runner script's path in the build (entrypoints/execute-script-runner.ts). */
-const RUNNER_FILE = '/execute-script-runner.js';
+/** The runner script's path in the build (entrypoints/scripting-page-runner.ts). */
+const RUNNER_FILE = '/scripting-page-runner.js';
 
 export interface ScriptResult {
   target: 'page' | 'sandbox';
@@ -114,26 +115,41 @@ export function toScriptResult(outcome: CodeOutcome, where: Omit<ScriptResult, '
   return result;
 }
 
-/** The built-in `scripting` plugin: `execute_script` in a page's main world or in the sandbox. */
-export function createScriptingPlugin(sandbox: Sandbox) {
-  return definePlugin({
-    id: 'scripting',
-    source: 'builtin',
-    name: 'Scripts',
-    description: 'Runs JavaScript in a tab\'s page (its DOM, variables and functions) or in a sandbox for pure computation.',
-    tools: [
-      defineTool<FromSchema<typeof scriptingSchemas.execute_script>, ScriptResult>({
-        name: 'execute_script',
-        description:
-          'Run JavaScript. target "page": in the tab\'s main world, sharing window with the page (read or change its DOM, read its variables, call its functions); default tab: the active one. target "sandbox": pure computation with no DOM, page, network or timers, stopped after 5 s. code is one expression (its value is returned) or an async function body (use return). The value comes back as JSON (DOM nodes described, functions and class instances named); a thrown error comes back with its message.',
-        inputSchema: scriptingSchemas.execute_script,
-        async execute({ code, target, tab_id }, context) {
-          if (target === 'sandbox') return toScriptResult(await sandbox.run(code), { target });
-          const tabId = tab_id ?? context.tabId;
-          const tab = tabId !== undefined ? await getTabOrThrow(tabId) : await defaultTab();
-          return toScriptResult(await runInTab(tab, code), { target, tab_id: tab.id, url: tab.url });
-        },
-      }),
-    ],
-  });
+async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
+  try {
+    return await browser.tabs.get(tabId);
+  } catch {
+    throw new Error(`Tab ${tabId} does not exist (it may have been closed). List the open tabs to find the right one.`);
+  }
 }
+
+/** The built-in `scripting` plugin: `execute_script` in a page's main world or in the sandbox. */
+export const scriptingPlugin = definePlugin<Sandbox>({
+  id: 'scripting',
+  name: 'Scripts',
+  description: 'Runs JavaScript in a tab\'s page (its DOM, variables and functions) or in a sandbox for pure computation.',
+  tools: [
+    defineTool<FromSchema<typeof scriptingSchemas.execute_script>, ScriptResult, Sandbox>({
+      name: 'execute_script',
+      description:
+        'Run JavaScript. target "page": in the tab\'s main world, sharing window with the page (read or change its DOM, read its variables, call its functions); default tab: the active one. target "sandbox": pure computation with no DOM, page, network or timers, stopped after 5 s. code is one expression (its value is returned) or an async function body (use return). The value comes back as JSON (DOM nodes described, functions and class instances named); a thrown error comes back with its message.',
+      inputSchema: scriptingSchemas.execute_script,
+      // In a page, code can do anything the page's own scripts can, with the user's session there.
+      annotations: {
+        readOnly: false,
+        destructive: true,
+        openWorld: true,
+        pages: true,
+        target: (input: { target?: string; tab_id?: number }, context) =>
+          input.target === 'sandbox' ? undefined : { tabId: input.tab_id ?? context.tabId },
+      },
+      async execute({ code, target, tab_id }, context) {
+        if (target === 'sandbox') return toScriptResult(await context.service.run(code), { target });
+        const tabId = tab_id ?? context.tabId;
+        const tab = tabId !== undefined ? await getTab(tabId) : await defaultTab();
+        return toScriptResult(await runInTab(tab, code), { target, tab_id: tab.id, url: tab.url });
+      },
+    }),
+  ],
+  setup: () => ({ service: new Sandbox(loadQuickJS) }),
+});

@@ -1,17 +1,19 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { browser } from 'wxt/browser';
 import { runAgentLoop, type Transcript } from '@/core/agent/loop';
 import type { ModelClient } from '@/core/agent/provider';
-import { definePlugin, defineTool, type ToolRegistry } from '@/core/registry/registry';
-import type { SubAgentEvent } from '@/core/registry/types';
-import type { NewMessage } from '@/core/storage/conversations';
+import { definePlugin, type PluginContext } from '@/core/plugin';
+import { defineTool, type ToolRegistry } from '@/core/registry/registry';
+import { stampMessage, type NewMessage } from '@/core/storage/conversations';
 import type { StoredMessage, UserMessage } from '@/core/storage/db';
-import { getTabOrThrow } from '@/plugins/tabs';
+import { reduceSubAgentActivity, type SubAgentEvent } from './record';
 import { subagentsSchemas } from './schemas';
 import { allowFor, bindToTab, subAgentPrompt, type SubAgentType } from './types';
 
 /** How long one sub-agent may work in all before it is stopped. */
 export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
 
+/** What the `agent` tool uses: the registry its loops run over, the model, the step limit. */
 export interface SubAgentServices {
   registry: ToolRegistry;
   getModelClient(): Promise<ModelClient>;
@@ -33,7 +35,7 @@ export function memoryTranscript(agentId: string, emit: (event: SubAgentEvent) =
     conversationId: agentId,
     messages,
     async prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
-      return { ...message, id: message.id ?? crypto.randomUUID(), seq: seq++, createdAt: Date.now() } as unknown as M;
+      return stampMessage(message, seq++);
     },
     save: async (saved) => {
       for (const m of saved) {
@@ -48,28 +50,34 @@ export function memoryTranscript(agentId: string, emit: (event: SubAgentEvent) =
 }
 
 /** The built-in `subagents` plugin: `agent`, a separate agent loop for a sub-task. */
-export function createSubAgentsPlugin(services: SubAgentServices) {
-  return definePlugin({
+export const subagentsPlugin = definePlugin<SubAgentServices>({
     id: 'subagents',
-    source: 'builtin',
     name: 'Sub-agents',
     description: 'Lets the agent hand a sub-task to a sub-agent with its own context and a narrower set of tools; you see its steps nested.',
     tools: [
-      defineTool<FromSchema<typeof subagentsSchemas.agent>, SubAgentResult>({
+      defineTool<FromSchema<typeof subagentsSchemas.agent>, SubAgentResult, SubAgentServices>({
         name: 'agent',
         description:
-          'Start a sub-agent for a self-contained sub-task and get its final answer. It has its own context (it sees only prompt) and the tools of its type: "researcher" (web_search, web_fetch, reading tabs; read-only), "page_operator" (tabs, page content, execute_script on pages), "general" (all tools). It cannot ask the user or start agents. With tab_id it works in that tab. Several agent calls in one step run at the same time.',
+          'Start a sub-agent for a self-contained sub-task and get its final answer. It has its own context (it sees only prompt) and the tools of its type: "researcher" (read-only tools: searching and reading the web, reading tabs and files), "page_operator" (tools that work on tabs and their pages: opening, reading, scripts, the pages\' own tools), "general" (all tools). It cannot ask the user or start agents. With tab_id it works in that tab. Several agent calls in one step run at the same time.',
         inputSchema: subagentsSchemas.agent,
         timeoutMs: SUB_AGENT_TIMEOUT_MS,
         concurrent: true,
+        // What it does is what its tools do; each of them is checked on its own when it runs.
+        annotations: { readOnly: false, destructive: false, openWorld: false },
+        reduceActivity: reduceSubAgentActivity,
         async execute({ prompt, description, type = 'general', tab_id }, context) {
-          if (tab_id !== undefined) await getTabOrThrow(tab_id);
+          const services = context.service;
+          if (tab_id !== undefined) {
+            await browser.tabs.get(tab_id).catch(() => {
+              throw new Error(`Tab ${tab_id} does not exist (it may have been closed). List the open tabs to find the right one.`);
+            });
+          }
           const client = await services.getModelClient().catch((error: Error) => {
             throw new Error(`The sub-agent could not start: ${error.message}`);
           });
           const maxSteps = await services.getMaxSteps();
           const agentId = crypto.randomUUID();
-          const emit = (event: SubAgentEvent) => context.onSubAgentEvent?.(event);
+          const emit = (event: SubAgentEvent) => context.reportActivity?.(event);
           emit({ type: 'start', agentId, agentType: type, description, prompt, tabId: tab_id, model: client.config.model });
           const transcript = memoryTranscript(agentId, emit);
           const user = await transcript.prepare<UserMessage>({ role: 'user', conversationId: agentId, text: prompt });
@@ -115,5 +123,7 @@ export function createSubAgentsPlugin(services: SubAgentServices) {
         },
       }),
     ],
-  });
-}
+  setup: (ctx: PluginContext) => ({
+    service: { registry: ctx.registry, getModelClient: ctx.getModelClient, getMaxSteps: ctx.getMaxSteps },
+  }),
+});

@@ -17,7 +17,7 @@ export const subagentsSchemas = {
         enum: ['researcher', 'page_operator', 'general'],
         default: 'general',
         description:
-          '"researcher": read-only research (web_search, web_fetch, reading tabs). "page_operator": browser automation (tabs, page content, execute_script). "general" (default): all tools.',
+          '"researcher": read-only research (search and read the web, read tabs and files; changes nothing). "page_operator": browser automation (tools working on tabs and their pages). "general" (default): all tools.',
       },
       tab_id: { type: 'integer', description: 'Bind the sub-agent to this tab: its tools work in that tab only.' },
     },

@@ -2,28 +2,39 @@ import type { ToolSpec } from '@/core/registry/types';
 
 export type SubAgentType = 'researcher' | 'page_operator' | 'general';
 
-/** Tools no sub-agent may use, whatever its type: no questions to the user, no recursion. */
-export const NEVER_FOR_SUB_AGENTS: ReadonlySet<string> = new Set(['ask_user', 'agent']);
+/** The sub-agents plugin's own tool: a sub-agent starts no other agents. */
+export const AGENT_TOOL = 'agent';
 
-/** A researcher reads: web search, fetching pages, and reading the tabs that are open. */
-export const RESEARCHER_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_fetch', 'get_tab_content', 'list_tabs']);
+/**
+ * Tools no sub-agent may use, whatever its type: those that wait for a person (it runs
+ * unattended) and its own (no recursion).
+ */
+export function neverForSubAgents(spec: ToolSpec): boolean {
+  return spec.name === AGENT_TOOL || Boolean(spec.annotations.interactive);
+}
 
-/** A page operator automates the browser: tab management, page content, scripts in pages, page tools. */
+/** A researcher reads: tools that change nothing (searching and reading the web, tabs, files). */
+export function isResearcherTool(spec: ToolSpec): boolean {
+  return spec.source === 'builtin' && spec.annotations.readOnly;
+}
+
+/** A page operator automates the browser: tools that work on tabs and their pages, and the pages' own tools. */
 export function isPageOperatorTool(spec: ToolSpec): boolean {
-  return spec.pluginId === 'tabs' || spec.name === 'get_tab_content' || spec.name === 'execute_script' || spec.source === 'page';
+  return Boolean(spec.annotations.pages) || spec.source === 'page';
 }
 
 /**
- * The tools a sub-agent of `type` may use. The loop applies it both to the list the model sees
- * and, through `registry.invoke({allow})`, to every call, so a tool the model names anyway is
- * refused when it runs.
+ * The tools a sub-agent of `type` may use, decided from what each tool declares it does (its
+ * annotations), not from names. The loop applies it both to the list the model sees and,
+ * through `registry.invoke({allow})`, to every call, so a tool the model names anyway is refused
+ * when it runs.
  */
 export function allowFor(type: SubAgentType): (spec: ToolSpec) => boolean {
   return (spec) => {
-    if (NEVER_FOR_SUB_AGENTS.has(spec.name)) return false;
+    if (neverForSubAgents(spec)) return false;
     switch (type) {
       case 'researcher':
-        return RESEARCHER_TOOLS.has(spec.name);
+        return isResearcherTool(spec);
       case 'page_operator':
         return isPageOperatorTool(spec);
       case 'general':

@@ -116,7 +116,7 @@ const SUMMARY_ALLOWANCE_MS = 90_000;
 async function readTab(tabId: number, url: string, selector: string | undefined): Promise<PageReading> {
   const target: Browser.scripting.InjectionTarget = { tabId };
   try {
-    await browser.scripting.executeScript({ target, files: ['/read-page.js'] });
+    await browser.scripting.executeScript({ target, files: ['/tabs-read-page.js'] });
     const [first] = await browser.scripting.executeScript({
       target,
       func: (name: string, options: { selector?: string }) => {
@@ -134,14 +134,19 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
   }
 }
 
-export function createGetTabContent(services: { getModelClient?(): Promise<ModelClient> } = {}) {
-  return defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent>({
+/** What the tabs tools use: the model, for `get_tab_content`'s summaries. */
+export interface TabsService {
+  getModelClient?(): Promise<ModelClient>;
+}
+
+export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
     name: 'get_tab_content',
     description:
       "Read an open tab's page as the browser shows it now (content rendered by JavaScript included, the user's logins apply) as Markdown: headings, lists, tables, links and code kept. Without selector it reads the main content and says which part in used_selector; with selector, the first element matching it. Give prompt to get only a summary of what you need. Use list_tabs to find tab_id. For an address that is not open, use web_fetch.",
     inputSchema: tabsSchemas.get_tab_content,
     timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
-    async execute({ tab_id, selector, prompt, max_length }, { signal }) {
+    annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
+    async execute({ tab_id, selector, prompt, max_length }, { signal, service }) {
       let tab = await getTabOrThrow(tab_id);
       const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or use web_fetch for a web address.`);
@@ -154,13 +159,12 @@ export function createGetTabContent(services: { getModelClient?(): Promise<Model
       }
       const title = reading.title || tab.title || '';
       if (prompt?.trim()) {
-        if (!services.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
-        const summary = await summarize(await services.getModelClient(), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
+        if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
+        const summary = await summarize(await service.getModelClient(), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
         const limited = limitText(summary, max_length);
         return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
       }
       const limited = limitText(reading.markdown, max_length);
       return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector };
     },
-  });
-}
+});

@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
-import type { ModelClient } from '@/core/agent/provider';
-import { definePlugin, defineTool } from '@/core/registry/registry';
-import { createGetTabContent } from './content';
+import { definePlugin } from '@/core/plugin';
+import { defineTool } from '@/core/registry/registry';
+import { getTabContent, type TabsService } from './content';
 import { tabsSchemas } from './schemas';
 
 type Tab = Browser.tabs.Tab;
@@ -102,6 +102,7 @@ export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, Tab
   description:
     'List the open browser tabs with their tab_id, window_id, title, URL and state. Filter with regular expressions on URL or title, or by active, window or audible. Call it to find a tab_id before reading, activating or closing a tab.',
   inputSchema: tabsSchemas.list_tabs,
+  annotations: { readOnly: true, destructive: false, openWorld: false, pages: true },
   async execute(input) {
     const urlRe = compilePattern(input.url_pattern, 'url_pattern');
     const titleRe = compilePattern(input.title_pattern, 'title_pattern');
@@ -121,6 +122,15 @@ export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabIn
   description:
     'Open an http(s) URL in a new tab, or navigate an existing tab when tab_id is given. By default the tab becomes active and the call waits until the page has loaded; returns the tab.',
   inputSchema: tabsSchemas.open_tab,
+  // Loads an address (a request to that site, with the user's cookies); with tab_id it replaces
+  // the page that tab showed.
+  annotations: {
+    readOnly: false,
+    destructive: false,
+    openWorld: true,
+    pages: true,
+    target: (input: { url: string; tab_id?: number }) => ({ url: input.url, tabId: input.tab_id }),
+  },
   async execute(input, { signal }) {
     const url = checkOpenableUrl(input.url);
     const active = input.active ?? true;
@@ -148,6 +158,7 @@ export const closeTab = defineTool<FromSchema<typeof tabsSchemas.close_tab>, { t
   name: 'close_tab',
   description: 'Close the tab with this tab_id. Use list_tabs first to find it; a closed tab cannot be reopened.',
   inputSchema: tabsSchemas.close_tab,
+  annotations: { readOnly: false, destructive: true, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
   async execute({ tab_id }) {
     await getTabOrThrow(tab_id);
     await browser.tabs.remove(tab_id);
@@ -159,6 +170,7 @@ export const activateTab = defineTool<FromSchema<typeof tabsSchemas.activate_tab
   name: 'activate_tab',
   description: 'Show the tab with this tab_id to the user: make it the active tab and focus its window.',
   inputSchema: tabsSchemas.activate_tab,
+  annotations: { readOnly: false, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
   async execute({ tab_id }) {
     const before = await getTabOrThrow(tab_id);
     const tab = (await browser.tabs.update(tab_id, { active: true })) ?? before;
@@ -170,13 +182,11 @@ export const activateTab = defineTool<FromSchema<typeof tabsSchemas.activate_tab
   },
 });
 
-/** The built-in `tabs` plugin; `getModelClient` lets `get_tab_content` summarize. */
-export function createTabsPlugin(services: { getModelClient?(): Promise<ModelClient> } = {}) {
-  return definePlugin({
-    id: 'tabs',
-    source: 'builtin',
-    name: 'Tabs',
-    description: 'See, open, switch and close browser tabs.',
-    tools: [listTabs, createGetTabContent(services), openTab, closeTab, activateTab],
-  });
-}
+/** The built-in `tabs` plugin. */
+export const tabsPlugin = definePlugin<TabsService | undefined>({
+  id: 'tabs',
+  name: 'Tabs',
+  description: 'See, open, switch and close browser tabs, and read the pages in them.',
+  tools: [listTabs, getTabContent, openTab, closeTab, activateTab],
+  setup: (ctx) => ({ service: { getModelClient: ctx.getModelClient } }),
+});

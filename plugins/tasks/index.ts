@@ -1,7 +1,10 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { Task, TaskBoard } from '@/core/background/task-board';
-import { definePlugin, defineTool } from '@/core/registry/registry';
+import { definePlugin } from '@/core/plugin';
+import { defineTool } from '@/core/registry/registry';
 import type { ToolContext } from '@/core/registry/types';
+import './protocol';
+import { sessionTasks } from './storage';
+import { TaskBoard, type Task } from './task-board';
 import { tasksSchemas } from './schemas';
 
 /** A task as the model sees it. */
@@ -23,40 +26,50 @@ function conversationOf(context: ToolContext): string {
   return context.conversationId;
 }
 
+/** The agent's own list: changing it touches nothing of the user's. */
+const OWN_LIST = { readOnly: false, destructive: false, openWorld: false } as const;
+
 /** The built-in `tasks` plugin: the model's own to-do list for multi-step work, per conversation. */
-export function createTasksPlugin(board: TaskBoard) {
-  return definePlugin({
-    id: 'tasks',
-    source: 'builtin',
-    name: 'Tasks',
-    description: 'A to-do list the agent keeps for multi-step work; the sidebar shows it live.',
-    tools: [
-      defineTool<FromSchema<typeof tasksSchemas.create_task>, TaskView>({
-        name: 'create_task',
-        description:
-          'Add a task to your to-do list for this conversation (status "pending"). Use it to plan work of several steps; the user sees the list. Returns the task with its task_id.',
-        inputSchema: tasksSchemas.create_task,
-        async execute({ subject, description }, context) {
-          return view(await board.create(conversationOf(context), subject, description));
-        },
-      }),
-      defineTool<FromSchema<typeof tasksSchemas.update_task>, TaskView>({
-        name: 'update_task',
-        description:
-          'Change a task: mark it "in_progress" when you start it and "completed" when it is done, or change its subject or description.',
-        inputSchema: tasksSchemas.update_task,
-        async execute({ task_id, ...patch }, context) {
-          return view(await board.update(conversationOf(context), task_id, patch));
-        },
-      }),
-      defineTool<FromSchema<typeof tasksSchemas.list_tasks>, TaskView[]>({
-        name: 'list_tasks',
-        description: 'The short list of all tasks of this conversation: task_id, subject and status of each.',
-        inputSchema: tasksSchemas.list_tasks,
-        async execute(_input, context) {
-          return (await board.list(conversationOf(context))).map((t) => view(t, false));
-        },
-      }),
-    ],
-  });
-}
+export const tasksPlugin = definePlugin<TaskBoard>({
+  id: 'tasks',
+  name: 'Tasks',
+  description: 'A to-do list the agent keeps for multi-step work; the sidebar shows it live.',
+  tools: [
+    defineTool<FromSchema<typeof tasksSchemas.create_task>, TaskView, TaskBoard>({
+      name: 'create_task',
+      description:
+        'Add a task to your to-do list for this conversation (status "pending"). Use it to plan work of several steps; the user sees the list. Returns the task with its task_id.',
+      inputSchema: tasksSchemas.create_task,
+      annotations: OWN_LIST,
+      async execute({ subject, description }, context) {
+        return view(await context.service.create(conversationOf(context), subject, description));
+      },
+    }),
+    defineTool<FromSchema<typeof tasksSchemas.update_task>, TaskView, TaskBoard>({
+      name: 'update_task',
+      description:
+        'Change a task: mark it "in_progress" when you start it and "completed" when it is done, or change its subject or description.',
+      inputSchema: tasksSchemas.update_task,
+      annotations: OWN_LIST,
+      async execute({ task_id, ...patch }, context) {
+        return view(await context.service.update(conversationOf(context), task_id, patch));
+      },
+    }),
+    defineTool<FromSchema<typeof tasksSchemas.list_tasks>, TaskView[], TaskBoard>({
+      name: 'list_tasks',
+      description: 'The short list of all tasks of this conversation: task_id, subject and status of each.',
+      inputSchema: tasksSchemas.list_tasks,
+      annotations: { readOnly: true, destructive: false, openWorld: false },
+      async execute(_input, context) {
+        return (await context.service.list(conversationOf(context))).map((t) => view(t, false));
+      },
+    }),
+  ],
+  setup(ctx) {
+    const board = new TaskBoard({ load: () => sessionTasks.getValue(), save: (all) => sessionTasks.setValue(all) });
+    const stop = board.onChange((conversationId, tasks) => ctx.broadcast({ type: 'tasks', conversationId, tasks }));
+    ctx.handle('getTasks', ({ conversationId }) => board.list(conversationId));
+    ctx.conversations.onDeleted((id) => board.drop(id));
+    return { service: board, dispose: stop };
+  },
+});

@@ -1,9 +1,11 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { definePlugin, defineTool } from '@/core/registry/registry';
-import { workspaceBlobUrl } from '@/core/workspace/blob-url';
-import { guessMime, isText, pageText, parseDataUrl, type TextPage } from '@/core/workspace/content';
-import { Workspace } from '@/core/workspace/workspace';
+import { definePlugin } from '@/core/plugin';
+import { defineTool } from '@/core/registry/registry';
+import { guessMime, isText, pageText, parseDataUrl, type TextPage } from './content';
+import { workspaceJobs } from './offscreen';
+import './protocol';
 import { workspaceSchemas } from './schemas';
+import { Workspace } from './workspace';
 
 /** Text files larger than this are not read as text (use blob mode). */
 export const MAX_TEXT_READ_BYTES = 10 * 1024 * 1024;
@@ -12,32 +14,29 @@ export type ReadResult =
   | ({ path: string; type: 'text' } & TextPage)
   | { path: string; type: 'binary'; mime_type: string; size: number; blob_url: string };
 
-export interface WorkspacePluginOptions {
-  workspace?: Workspace;
-  /** Makes a blob URL for a file (the background's way by default). */
-  blobUrl?: (path: string, file: File) => Promise<string>;
+/** What the workspace tools use. */
+export interface WorkspaceService {
+  workspace: Workspace;
+  /** Makes a blob URL for a workspace file, typed `mime`. */
+  blobUrl(path: string, mime: string): Promise<string>;
   /** Called after a tool changed the workspace, with the path it changed. */
-  onChange?: (path: string) => void;
+  changed(path: string): void;
 }
 
 /** The built-in `workspace` plugin: files in the browser's origin-private file system. */
-export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
-  const workspace = options.workspace ?? new Workspace();
-  const blobUrl = options.blobUrl ?? workspaceBlobUrl;
-  const changed = (path: string) => options.onChange?.(path);
-
-  return definePlugin({
+export const workspacePlugin = definePlugin<WorkspaceService>({
     id: 'workspace',
-    source: 'builtin',
     name: 'Workspace',
     description: 'A private folder of files in the browser that the agent can write, read, list and delete. You can browse it in Settings.',
     tools: [
-      defineTool<FromSchema<typeof workspaceSchemas.opfs_write>>({
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_write>, unknown, WorkspaceService>({
         name: 'opfs_write',
         description:
           'Write a file in the workspace (a private folder in the browser), creating its folders. content is text, or a data: URL for binary data. An existing file is replaced whole; the write is atomic. Returns the path, size in bytes and whether the file is new.',
         inputSchema: workspaceSchemas.opfs_write,
-        async execute({ path, content }) {
+        // Replaces a file whole: what was there is gone.
+        annotations: { readOnly: false, destructive: true, openWorld: false },
+        async execute({ path, content }, { service: { workspace, changed } }) {
           const data = parseDataUrl(content);
           const result = await workspace.write(path, data ? data.bytes : content);
           changed(result.path);
@@ -45,12 +44,13 @@ export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
           return { ...result, type: binary ? 'binary' : 'text', ...(data ? { mime_type: data.mime } : {}) };
         },
       }),
-      defineTool<FromSchema<typeof workspaceSchemas.opfs_read>, ReadResult>({
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_read>, ReadResult, WorkspaceService>({
         name: 'opfs_read',
         description:
           'Read a workspace file. By default text files return their text and binary files a blob URL (mode "text" or "blob" forces one). A text over 200 lines must be read in pages: offset (first line, from 1) and limit (lines, at most 200); the result gives total_lines and next_offset.',
         inputSchema: workspaceSchemas.opfs_read,
-        async execute({ path, mode = 'auto', offset, limit }) {
+        annotations: { readOnly: true, destructive: false, openWorld: false },
+        async execute({ path, mode = 'auto', offset, limit }, { service: { workspace, blobUrl } }) {
           const { path: where, file } = await workspace.file(path);
           const paged = offset !== undefined || limit !== undefined;
           if (mode === 'blob' && paged) throw new Error('offset and limit are for text mode; leave them out in blob mode.');
@@ -65,8 +65,7 @@ export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
           if (kind === 'binary') {
             const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
             const mime = guessMime(where.segments.at(-1)!, head);
-            const typed = new File([file], file.name, { type: mime, lastModified: file.lastModified });
-            return { path: where.display, type: 'binary', mime_type: mime, size: file.size, blob_url: await blobUrl(where.display, typed) };
+            return { path: where.display, type: 'binary', mime_type: mime, size: file.size, blob_url: await blobUrl(where.display, mime) };
           }
           if (file.size > MAX_TEXT_READ_BYTES) {
             throw new Error(`${where.display} is ${file.size} bytes, too large to read as text (at most ${MAX_TEXT_READ_BYTES}). Read it in blob mode.`);
@@ -74,11 +73,12 @@ export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
           return { path: where.display, type: 'text', ...pageText(await file.text(), where.display, offset, limit) };
         },
       }),
-      defineTool<FromSchema<typeof workspaceSchemas.opfs_list>>({
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_list>, unknown, WorkspaceService>({
         name: 'opfs_list',
         description: 'List a workspace folder (the root by default): each entry\'s name, path, kind (file or directory), and for files size and last change.',
         inputSchema: workspaceSchemas.opfs_list,
-        async execute({ path }) {
+        annotations: { readOnly: true, destructive: false, openWorld: false },
+        async execute({ path }, { service: { workspace } }) {
           const listing = await workspace.list(path ?? '/');
           return {
             path: listing.path,
@@ -92,16 +92,31 @@ export function createWorkspacePlugin(options: WorkspacePluginOptions = {}) {
           };
         },
       }),
-      defineTool<FromSchema<typeof workspaceSchemas.opfs_delete>>({
+      defineTool<FromSchema<typeof workspaceSchemas.opfs_delete>, unknown, WorkspaceService>({
         name: 'opfs_delete',
         description: 'Delete a workspace file, or a folder with everything in it. This cannot be undone.',
         inputSchema: workspaceSchemas.opfs_delete,
-        async execute({ path }) {
+        annotations: { readOnly: false, destructive: true, openWorld: false },
+        async execute({ path }, { service: { workspace, changed } }) {
           const result = await workspace.delete(path);
           changed(result.path);
           return { path: result.path, deleted: result.kind };
         },
       }),
     ],
-  });
-}
+  setup(ctx) {
+    const workspace = new Workspace();
+    // Parts of atomic writes a stopped background left behind.
+    ctx.onStartup(() => workspace.cleanTemp().catch(() => undefined));
+    return {
+      service: {
+        workspace,
+        blobUrl: (path, mime) =>
+          ctx.offscreen(workspaceJobs, 'blobUrl', { path, mime }).catch((error: Error) => {
+            throw new Error(`Could not make a blob URL for ${path} (${error.message}); read the file in text mode instead.`);
+          }),
+        changed: (path) => ctx.broadcast({ type: 'workspace', path }),
+      },
+    };
+  },
+});

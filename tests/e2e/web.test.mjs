@@ -62,7 +62,7 @@ async function setSearchEndpoints(page, endpoints) {
     });
     await new Promise((resolve, reject) => {
       const tx = db.transaction('secrets', 'readwrite');
-      tx.objectStore('secrets').put({ key: 'test.searchEndpoints', value });
+      tx.objectStore('secrets').put({ key: 'web.test.searchEndpoints', value });
       tx.oncomplete = resolve;
       tx.onerror = () => reject(tx.error);
     });

@@ -1,16 +1,17 @@
-import Ajv from 'ajv';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AgentRunner, type AgentEvents, type StepTiming } from '@/core/agent/loop';
+import { AgentRunner, type AgentEvents } from '@/core/agent/loop';
+import { StepTimer } from '@/core/agent/step-timing';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
-import { fromAjv } from '@/core/registry/validation';
+import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type StoredMessage, type ToolMessage } from '@/core/storage/db';
 import { startModelServer } from '../model-server/server.mjs';
 
+const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
+
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 
 let server: Server;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ let dbCount = 0;
 /** A runner wired like the background's, against the scripted server, with a recording event sink. */
 function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string; maxSteps?: number; baseUrl?: string } = {}) {
   const store = new ConversationStore(openDb(`test-loop-${++dbCount}`));
-  const registry = new ToolRegistry((tool) => fromAjv(ajv.compile(tool.inputSchema)));
+  const registry = new ToolRegistry(interpretedValidators);
   const seenAtToolStart: StoredMessage[][] = [];
   registry.register({
     id: 'test',
@@ -32,6 +33,7 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string
     source: 'builtin',
     tools: [
       defineTool<{ city: string }>({
+        annotations: READ_ONLY,
         name: 'get_weather',
         description: 'Weather of a city.',
         inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
@@ -42,6 +44,7 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string
         },
       }),
       defineTool({
+        annotations: READ_ONLY,
         name: 'fail',
         description: 'Always fails.',
         inputSchema: { type: 'object' },
@@ -57,16 +60,16 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string
     message: (message) => events.push({ type: 'message', message: structuredClone(message) }),
     delta: (conversationId, messageId, text, offset) => events.push({ type: 'delta', messageId, text, offset }),
   };
-  const timings: StepTiming[] = [];
+  const timer = new StepTimer();
   const runner = new AgentRunner({
     store,
     registry,
     getClient: async () => createOpenAICompatibleClient({ baseUrl: baseUrl ?? server.url, model: 'scripted-model', apiKey }),
     getMaxSteps: async () => maxSteps,
     events: sink,
-    onStepTiming: (t) => timings.push(t),
+    observe: () => timer.observe(),
   });
-  return { store, registry, runner, events, timings, seenAtToolStart };
+  return { store, registry, runner, events, get timings() { return timer.recent(); }, seenAtToolStart };
 }
 
 async function run(ctx: ReturnType<typeof setup>, text: string) {

@@ -14,9 +14,9 @@ const background = vi.hoisted(() => ({
 }));
 
 vi.mock('@/core/ui/events', () => ({
-  connectEvents: (onEvent: (event: UiEvent) => void) => {
+  subscribe: (onEvent: (event: UiEvent) => void) => {
     background.onEvent = onEvent;
-    return { close: () => undefined };
+    return () => undefined;
   },
 }));
 
@@ -121,7 +121,7 @@ describe('chat store', () => {
     const chat = useChatStore();
     await chat.init();
     const emit = background.onEvent!;
-    emit({ type: 'conversation', conversation: { ...conv('a', 'Alpha', 99), status: 'running' }, running: true });
+    emit({ type: 'conversation', conversation: { ...conv('a', 'Alpha', 99), status: 'running' } });
     expect(chat.running).toBe(true);
     expect(chat.conversations[0]!.id).toBe('a');
     emit({ type: 'conversation-deleted', id: 'a' });

@@ -1,6 +1,4 @@
-import Ajv from 'ajv';
 import { describe, expect, it, vi } from 'vitest';
-import { validators } from 'virtual:tool-validators';
 import {
   capOutput,
   defineTool,
@@ -9,13 +7,14 @@ import {
   type PluginStateStore,
 } from '@/core/registry/registry';
 import type { Plugin, ToolDefinition, ValidatorFactory } from '@/core/registry/types';
-import { fromAjv, precompiledValidators } from '@/core/registry/validation';
+import { interpretedValidators } from '@/core/registry/interpreted-validator';
 
-// Node allows eval, so tests may compile schemas at run time; the extension uses build-time ones.
-const ajv = new Ajv({ allErrors: true, strict: false });
-const runtimeValidators: ValidatorFactory = (tool) => fromAjv(ajv.compile(tool.inputSchema));
+const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
+
+const runtimeValidators: ValidatorFactory = interpretedValidators;
 
 const add = defineTool<{ a: number; b: number }, number>({
+  annotations: READ_ONLY,
   name: 'add',
   description: 'Adds two numbers.',
   inputSchema: {
@@ -60,13 +59,13 @@ describe('ToolRegistry', () => {
     expect(result.code).toBe('invalid_input');
     expect(result.error).toMatch(/^Invalid parameters for tool add: /);
     expect(result.error).toContain('a must be number');
-    expect(result.error).toContain("must have required property 'b'");
-    expect(result.error).toContain('unknown property "c"');
+    expect(result.error).toContain('b is required');
+    expect(result.error).toContain('c is not a parameter of this tool');
   });
 
   it('treats a missing input as an empty object', async () => {
     const registry = new ToolRegistry(runtimeValidators);
-    const noArgs = defineTool({ name: 'ping', description: 'p', inputSchema: { type: 'object' }, execute: () => 'pong' });
+    const noArgs = defineTool({ annotations: READ_ONLY, name: 'ping', description: 'p', inputSchema: { type: 'object' }, execute: () => 'pong' });
     registry.register(plugin('p', [noArgs]));
     expect(await registry.invoke('ping', undefined)).toEqual({ ok: true, output: 'pong' });
   });
@@ -74,7 +73,7 @@ describe('ToolRegistry', () => {
   it('refuses a duplicate tool name, and adds nothing of the refused plugin', () => {
     const registry = new ToolRegistry(runtimeValidators);
     registry.register(plugin('math'));
-    const other = defineTool({ name: 'other', description: 'o', inputSchema: { type: 'object' }, execute: () => 0 });
+    const other = defineTool({ annotations: READ_ONLY, name: 'other', description: 'o', inputSchema: { type: 'object' }, execute: () => 0 });
     expect(() => registry.register(plugin('math2', [other, add]))).toThrow(DuplicateToolError);
     expect(() => registry.register(plugin('math2', [other, add]))).toThrow(/Tool "add" is already registered by plugin "math"/);
     expect(registry.describe('other')).toBeUndefined();
@@ -85,7 +84,7 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry(runtimeValidators);
     expect(() => registry.register(plugin('twice', [add, add]))).toThrow(DuplicateToolError);
     registry.register(plugin('math'));
-    const sub = defineTool({ name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
+    const sub = defineTool({ annotations: READ_ONLY, name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
     expect(() => registry.register(plugin('math', [sub]))).toThrow(/already registered/);
   });
 
@@ -126,7 +125,7 @@ describe('ToolRegistry', () => {
   it('loads the persisted on/off state and honours enabledByDefault', async () => {
     const registry = new ToolRegistry(runtimeValidators, memoryState({ math: false }));
     registry.register(plugin('math'));
-    const sub = defineTool({ name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
+    const sub = defineTool({ annotations: READ_ONLY, name: 'sub', description: 's', inputSchema: { type: 'object' }, execute: () => 0 });
     registry.register(plugin('off', [sub], { enabledByDefault: false }));
     await registry.loadState();
     expect(registry.isEnabled('math')).toBe(false);
@@ -138,6 +137,7 @@ describe('ToolRegistry', () => {
   it('turns a thrown error into an error result the model can read', async () => {
     const registry = new ToolRegistry(runtimeValidators);
     const boom = defineTool({
+      annotations: READ_ONLY,
       name: 'boom',
       description: 'b',
       inputSchema: { type: 'object' },
@@ -145,7 +145,7 @@ describe('ToolRegistry', () => {
         throw new Error('Tab 12 does not exist. Call list_tabs.');
       },
     });
-    const rejects = defineTool({ name: 'rejects', description: 'r', inputSchema: { type: 'object' }, execute: () => Promise.reject('plain string') });
+    const rejects = defineTool({ annotations: READ_ONLY, name: 'rejects', description: 'r', inputSchema: { type: 'object' }, execute: () => Promise.reject('plain string') });
     registry.register(plugin('b', [boom, rejects]));
     expect(await registry.invoke('boom', {})).toEqual({ ok: false, code: 'failed', error: 'Tab 12 does not exist. Call list_tabs.' });
     expect(await registry.invoke('rejects', {})).toEqual({ ok: false, code: 'failed', error: 'plain string' });
@@ -155,6 +155,7 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry(runtimeValidators);
     let seen: AbortSignal | undefined;
     const slow = defineTool({
+      annotations: READ_ONLY,
       name: 'slow',
       description: 's',
       inputSchema: { type: 'object' },
@@ -172,6 +173,7 @@ describe('ToolRegistry', () => {
   it('uses a tool’s own timeout over the call’s', async () => {
     const registry = new ToolRegistry(runtimeValidators);
     const slowish = defineTool({
+      annotations: READ_ONLY,
       name: 'slowish',
       description: 's',
       inputSchema: { type: 'object' },
@@ -184,7 +186,7 @@ describe('ToolRegistry', () => {
 
   it('stops a running tool when the run is stopped', async () => {
     const registry = new ToolRegistry(runtimeValidators);
-    const hang = defineTool({ name: 'hang', description: 'h', inputSchema: { type: 'object' }, execute: () => new Promise(() => undefined) });
+    const hang = defineTool({ annotations: READ_ONLY, name: 'hang', description: 'h', inputSchema: { type: 'object' }, execute: () => new Promise(() => undefined) });
     registry.register(plugin('h', [hang]));
     const controller = new AbortController();
     const pending = registry.invoke('hang', {}, { signal: controller.signal });
@@ -210,8 +212,8 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry(runtimeValidators);
     const cyclic: Record<string, unknown> = { name: 'x', when: new Date(0), fn: () => 1, gone: undefined };
     cyclic.self = cyclic;
-    const weird = defineTool({ name: 'weird', description: 'w', inputSchema: { type: 'object' }, execute: () => cyclic });
-    const big = defineTool({ name: 'big', description: 'b', inputSchema: { type: 'object' }, execute: () => 'x'.repeat(500) });
+    const weird = defineTool({ annotations: READ_ONLY, name: 'weird', description: 'w', inputSchema: { type: 'object' }, execute: () => cyclic });
+    const big = defineTool({ annotations: READ_ONLY, name: 'big', description: 'b', inputSchema: { type: 'object' }, execute: () => 'x'.repeat(500) });
     registry.register(plugin('w', [weird, big]));
     expect(await registry.invoke('weird', {})).toEqual({
       ok: true,
@@ -236,25 +238,32 @@ describe('ToolRegistry', () => {
   });
 });
 
-describe('precompiled validators', () => {
-  it('validates built-in tools with the functions compiled at build time', async () => {
-    const registry = new ToolRegistry(precompiledValidators(validators));
-    const { createTabsPlugin } = await import('@/plugins/tabs');
-    registry.register(createTabsPlugin());
+describe('one validator for every source', () => {
+  it('validates built-in tools and words the problem the same way as for page tools', async () => {
+    const registry = new ToolRegistry(interpretedValidators);
+    const { tabsPlugin } = await import('@/plugins/tabs');
+    registry.register({ ...tabsPlugin, source: 'builtin' });
     const result = await registry.invoke('close_tab', { tab_id: 'seven' });
-    expect(result).toEqual({ ok: false, code: 'invalid_input', error: 'Invalid parameters for tool close_tab: tab_id must be integer' });
-  });
-
-  it('refuses to register a built-in tool whose schema was not compiled', () => {
-    const registry = new ToolRegistry(precompiledValidators(validators));
-    expect(() => registry.register(plugin('math'))).toThrow(/No compiled validator for built-in tool "add"/);
-  });
-
-  it('sends other sources to the fallback, and fails clearly without one', () => {
-    const page = plugin('page:1', [add], { source: 'page', scope: { tabId: 1, origin: 'https://a.test' } });
-    expect(() => new ToolRegistry(precompiledValidators(validators)).register(page)).toThrow(/No validator available for page tool/);
-    const registry = new ToolRegistry(precompiledValidators(validators, runtimeValidators));
+    expect(result).toEqual({ ok: false, code: 'invalid_input', error: 'Invalid parameters for tool close_tab: tab_id must be integer (got string)' });
+    const page = plugin('page:1', [{ ...add, name: 'page1_add' }], { source: 'page', scope: { tabId: 1, origin: 'https://a.test' } });
     registry.register(page);
-    expect(registry.describe('add')).toMatchObject({ source: 'page', origin: 'https://a.test' });
+    expect(await registry.invoke('page1_add', { a: 'x', b: 1 })).toEqual({
+      ok: false,
+      code: 'invalid_input',
+      error: 'Invalid parameters for tool page1_add: a must be number (got string)',
+    });
+  });
+
+  it('names missing, unknown and out-of-range parameters', async () => {
+    const registry = new ToolRegistry(interpretedValidators);
+    registry.register(plugin('math'));
+    expect(await registry.invoke('add', { a: 1 })).toMatchObject({ error: 'Invalid parameters for tool add: b is required' });
+    expect(await registry.invoke('add', { a: 1, b: 2, c: 3 })).toMatchObject({ error: 'Invalid parameters for tool add: c is not a parameter of this tool' });
+  });
+
+  it('refuses a built-in tool that does not say what it does', () => {
+    const registry = new ToolRegistry(interpretedValidators);
+    const { annotations: _annotations, ...bare } = add;
+    expect(() => registry.register(plugin('math', [bare]))).toThrow(/has no annotations/);
   });
 });

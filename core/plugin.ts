@@ -1,0 +1,75 @@
+import type { ModelClient } from '@/core/agent/provider';
+import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
+import type { runOffscreenJob } from '@/core/offscreen/host';
+import type { ToolRegistry } from '@/core/registry/registry';
+import type { ToolDefinition } from '@/core/registry/types';
+import type { PluginStorage } from '@/core/storage/plugin-data';
+
+/**
+ * The plugin contract. A built-in plugin is one value, defined in its own folder
+ * (`plugins/<id>/index.ts`) and listed once in `plugins/index.ts`: its tools, each with MCP-style
+ * annotations, and `setup`, its background service. What a plugin adds to the pages (settings,
+ * chat panels, tool cards, popup items) is declared beside it in `plugins/<id>/ui.ts` and listed
+ * in `plugins/ui.ts`; its messages and events extend the one protocol map from its `protocol.ts`.
+ * The core knows no particular plugin.
+ */
+export interface BuiltinPlugin<Service = any> {
+  /** Stable id: the on/off switch and the plugin's storage are kept under it. */
+  id: string;
+  name: string;
+  /** For the user, in Settings → Plugins. */
+  description: string;
+  /** Whether the plugin is on before the user has said anything. Default true. */
+  enabledByDefault?: boolean;
+  /** Its tools; each gets what `setup` returned as `context.service`. */
+  tools: Array<ToolDefinition<any, any, Service>>;
+  /**
+   * Starts the plugin's background service: register its message handlers, listen to what it
+   * needs. Runs synchronously at start-up (an MV3 worker is woken by the very event it must
+   * handle); slower work goes to `ctx.onStartup`. Returns the service its tools use and a disposer.
+   */
+  setup?(ctx: PluginContext): PluginSetup<Service> | void;
+}
+
+export interface PluginSetup<Service> {
+  service?: Service;
+  dispose?(): void;
+}
+
+/** What a plugin may use in the background, and nothing else. */
+export interface PluginContext {
+  /** The plugin's own id. */
+  readonly pluginId: string;
+  /**
+   * Answers one of the plugin's messages (declared in its `protocol.ts`). Only the extension's own
+   * pages may send it; the handler runs once start-up is done.
+   */
+  handle<K extends keyof ProtocolMap>(
+    type: K,
+    handler: (data: Parameters<ProtocolMap[K]>[0]) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>,
+  ): void;
+  /** Sends a live update to every open extension page. */
+  broadcast(event: UiEvent): void;
+  /** The plugin's own storage (IndexedDB: content scripts cannot read or write it). */
+  storage: PluginStorage;
+  /** A model client for the provider as configured now (summaries, sub-agents). */
+  getModelClient(): Promise<ModelClient>;
+  /** The step limit of one run, from the agent settings. */
+  getMaxSteps(): Promise<number>;
+  /** The registry: to run agent loops over it (sub-agents) or to add plugins of its own (page tools). */
+  registry: ToolRegistry;
+  /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */
+  offscreen: typeof runOffscreenJob;
+  /** Work to do once at start-up, after the plugin states are loaded; handlers wait for it. */
+  onStartup(task: () => Promise<void> | void): void;
+  /** Conversation lifecycle. */
+  conversations: {
+    /** A conversation is being deleted (its run has stopped): drop what the plugin keeps for it. */
+    onDeleted(listener: (conversationId: string) => void | Promise<void>): void;
+  };
+}
+
+/** Identity helper: one plugin is one value, typed by its service. */
+export function definePlugin<Service>(plugin: BuiltinPlugin<Service>): BuiltinPlugin<Service> {
+  return plugin;
+}

@@ -1,0 +1,54 @@
+import { storage } from 'wxt/utils/storage';
+import { config as zodConfig, type ZodType } from 'zod';
+
+// Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it.
+zodConfig({ jitless: true });
+
+/** A settings item: versioned, migrated one step at a time, validated when read. */
+export interface Setting<T> {
+  readonly key: string;
+  readonly fallback: T;
+  getValue(): Promise<T>;
+  setValue(value: T): Promise<void>;
+  watch(listener: (value: T) => void): () => void;
+}
+
+export interface SettingOptions<T> {
+  fallback: T;
+  schema: ZodType<T>;
+  /** The shape's version; raise it with a migration for every change of shape. */
+  version: number;
+  /** `migrations[n]` turns a value of version n-1 into version n: one file per step (`migrations/`). */
+  migrations?: Record<number, (old: any) => any>;
+}
+
+/**
+ * Defines a setting in extension storage (WXT storage item, with its own versioning and
+ * migrations). What is read is checked against `schema`: a value that does not fit (written by a
+ * bug, or by hand) is reported in the console with what is wrong, and the fallback is used, so a
+ * bad value never breaks the extension.
+ */
+export function defineSetting<T>(key: `local:${string}` | `session:${string}`, options: SettingOptions<T>): Setting<T> {
+  const item = storage.defineItem<T>(key, {
+    fallback: options.fallback,
+    version: options.version,
+    migrations: options.migrations,
+  });
+  const check = (value: unknown): T => validSetting(key, value, options.schema, options.fallback);
+  return {
+    key,
+    fallback: options.fallback,
+    getValue: async () => check(await item.getValue()),
+    setValue: (value) => item.setValue(options.schema.parse(value)),
+    watch: (listener) => item.watch((value) => listener(check(value))),
+  };
+}
+
+/** The value when it fits the schema, else (with a message saying why) the fallback. */
+export function validSetting<T>(key: string, value: unknown, schema: ZodType<T>, fallback: T): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ');
+  console.warn(`[sidequest] The setting ${key} is not valid (${problems}); using the default instead.`);
+  return structuredClone(fallback);
+}

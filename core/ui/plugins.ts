@@ -1,0 +1,57 @@
+import type { Component } from 'vue';
+
+/** A page of the settings, listed by group in the navigation. */
+export interface SettingsSection {
+  id: string;
+  /** 'Agent', 'Privacy' or 'Data'. */
+  group: string;
+  title: string;
+  component: Component;
+  /** Place within its group (smaller first); the core's own sections use 0, 100, 200. */
+  order?: number;
+}
+
+/** How the sidebar shows calls of one tool, instead of the generic tool card. */
+export interface ToolCardContribution {
+  /** Gets the props `call` (ToolCall), `result` (ToolMessage | undefined) and `runActive` (boolean). */
+  component: Component;
+  /** Folds a live `tool-activity` event into `result.activity` (the same reducer as the tool's). */
+  reduceActivity?: (record: unknown, event: unknown) => unknown;
+}
+
+/**
+ * What a plugin adds to the extension's pages, declared in `plugins/<id>/ui.ts` and listed in
+ * `plugins/ui.ts`. The entrypoints hand the list to the pages (`providePluginUi`); the core's
+ * components render what they find and name no plugin.
+ */
+export interface PluginUi {
+  /** The plugin's id (the same as its background value's). */
+  id: string;
+  settings?: SettingsSection[];
+  /** Shown in the sidebar under its header (`top`) or above the message box (`bottom`). */
+  chatPanels?: Array<{ id: string; place: 'top' | 'bottom'; component: Component }>;
+  /** By tool name. */
+  toolCards?: Record<string, ToolCardContribution>;
+  /** Shown in the toolbar popup, under its buttons. */
+  popup?: Array<{ id: string; component: Component }>;
+}
+
+let installed: readonly PluginUi[] = [];
+
+/** Called once by an entrypoint before it mounts its page. */
+export function providePluginUi(list: readonly PluginUi[]): void {
+  installed = list;
+}
+
+/** The plugins' contributions to this page. */
+export function pluginUi(): readonly PluginUi[] {
+  return installed;
+}
+
+export function toolCard(name: string): ToolCardContribution | undefined {
+  for (const ui of installed) {
+    const card = ui.toolCards?.[name];
+    if (card) return card;
+  }
+  return undefined;
+}

@@ -1,0 +1,52 @@
+// get_tab_content's checks before it touches a tab, and the reader it injects (on happy-dom).
+import { describe, expect, test } from 'vitest';
+import { readPage } from '@/core/extract/page';
+import { unreadableReason } from '@/plugins/tabs/content';
+import { tabsSchemas } from '@/plugins/tabs/schemas';
+import { parseHtml } from '@/tests/unit/helpers/dom';
+
+describe('pages the extension may not read', () => {
+  test.each([
+    ['chrome://settings/', /page of the browser itself/],
+    ['about:config', /page of the browser itself/],
+    ['about:blank', /page of the browser itself/],
+    ['edge://flags', /page of the browser itself/],
+    ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html', /page of a browser extension/],
+    ['moz-extension://0f1e2d3c-0000-4000-8000-000000000000/sidepanel.html', /page of a browser extension/],
+    ['view-source:https://example.com/', /view-source/],
+    ['https://chromewebstore.google.com/detail/some-extension/abc', /Chrome Web Store/],
+    ['https://chrome.google.com/webstore/detail/abc', /Chrome Web Store/],
+    ['https://addons.mozilla.org/en-US/firefox/addon/ublock-origin/', /Firefox Add-ons/],
+    ['data:text/html,<p>x</p>', /data:/],
+    ['javascript:void(0)', /javascript:/],
+    ['', /not known/],
+  ])('%s', (url, reason) => {
+    expect(unreadableReason(url)).toMatch(reason);
+  });
+
+  test('web pages and local files may be tried', () => {
+    expect(unreadableReason('https://example.com/article')).toBeNull();
+    expect(unreadableReason('http://127.0.0.1:8080/page.html')).toBeNull();
+    expect(unreadableReason('https://chrome.google.com/search')).toBeNull();
+    expect(unreadableReason('file:///home/user/notes.html')).toBeNull();
+  });
+});
+
+describe('the injected reader', () => {
+  test('an HTML page: its Markdown, title and what part was read', () => {
+    const doc = parseHtml('<html><head><title>Inbox (3)</title></head><body><nav>Menu items here</nav><main><h2>Messages</h2><p>Three new messages are waiting for you in the inbox, the oldest from Tuesday.</p><p>Open one to read it, or archive them all at once with the button below the list.</p><p>Messages older than thirty days are moved to the archive automatically every night.</p></main></body></html>');
+    const reading = readPage(doc, {});
+    expect(reading).toMatchObject({ ok: true, title: 'Inbox (3)', usedSelector: 'main' });
+    expect(reading.ok && reading.markdown).toContain('Three new messages');
+    expect(reading.ok && reading.markdown).not.toContain('Menu items here');
+  });
+
+  test('a selector that matches nothing is reported as a selector error', () => {
+    expect(readPage(parseHtml('<p>x</p>'), { selector: '#nope' })).toMatchObject({ ok: false, kind: 'selector' });
+  });
+});
+
+test('get_tab_content keeps the contract\'s parameters', () => {
+  expect(Object.keys(tabsSchemas.get_tab_content.properties)).toEqual(['tab_id', 'selector', 'prompt', 'max_length']);
+  expect(tabsSchemas.get_tab_content.required).toEqual(['tab_id']);
+});

@@ -1,0 +1,17 @@
+import type { PluginUi } from '@/core/ui/plugins';
+import { interactionUi } from './interaction/ui';
+import { pageToolsUi } from './page-tools/ui';
+import { subagentsUi } from './subagents/ui';
+import { tasksUi } from './tasks/ui';
+import { webUi } from './web/ui';
+import { workspaceUi } from './workspace/ui';
+
+/** What each built-in plugin adds to the extension's pages: one line each (see `plugins/index.ts`). */
+export const builtinPluginUi: PluginUi[] = [
+  webUi,
+  pageToolsUi,
+  workspaceUi,
+  interactionUi,
+  tasksUi,
+  subagentsUi,
+];

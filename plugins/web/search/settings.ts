@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
+import { DEFAULT_ENDPOINTS, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
+
+/** The engine `web_search` uses, and the one setting of it that is not a secret. */
+export interface SearchSettings {
+  engine: SearchEngineId;
+  /** Google Custom Search's search engine ID (`cx`). Public (it is in the engine's own URL). */
+  googleCseId: string;
+}
+
+/** The API keys an engine can need. */
+export type SearchKeyName = 'bing' | 'google';
+
+/**
+ * Where the web plugin keeps its search settings: the plugin's storage in IndexedDB (earlier
+ * versions kept the settings in `storage.local` and the keys under other names: both move on first
+ * use). The keys are secrets: never sent to a page, never shown again.
+ */
+export interface SearchStore {
+  settings: PluginItem<SearchSettings>;
+  keys: Record<SearchKeyName, PluginItem<string | undefined>>;
+  /** Test-only endpoint overrides, JSON `{engine: url}` (see `searchEndpoints`). */
+  testEndpoints: PluginItem<string | undefined>;
+}
+
+export function searchStore(storage: PluginStorage): SearchStore {
+  return {
+    settings: storage.item<SearchSettings>('search', {
+      fallback: { engine: 'duckduckgo', googleCseId: '' },
+      schema: z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() }),
+      legacyKey: 'local:search',
+    }),
+    keys: {
+      bing: storage.secret('search.bing.apiKey', { legacyKey: 'search.bing.apiKey' }),
+      google: storage.secret('search.google.apiKey', { legacyKey: 'search.google.apiKey' }),
+    },
+    testEndpoints: storage.secret(TEST_ENDPOINTS_NAME),
+  };
+}
+
+/** A settings value that cannot be saved; `field` names the form field for the page to mark. */
+export class SearchSettingsError extends Error {
+  override name = 'SearchSettingsError';
+  constructor(
+    readonly field: 'engine' | 'bingApiKey' | 'googleApiKey' | 'googleCseId',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the options page sends: `*ApiKey` undefined keeps the saved key, '' removes it. */
+export interface SearchSettingsInput {
+  engine: string;
+  googleCseId?: string;
+  bingApiKey?: string;
+  googleApiKey?: string;
+}
+
+/** Bing subscription keys are 32 hexadecimal characters; accept any plain token of sane length. */
+const BING_KEY = /^[A-Za-z0-9_-]{16,128}$/;
+/** Google API keys: "AIza" and 35 more characters. */
+const GOOGLE_KEY = /^AIza[0-9A-Za-z_-]{35}$/;
+/** Search engine IDs: the old "0123…:abcd" form or the newer plain one. */
+const CSE_ID = /^[A-Za-z0-9][A-Za-z0-9:_-]{4,99}$/;
+
+/**
+ * Checks the form before anything is saved: the engine exists, the keys it needs are there
+ * (typed now or saved before), and what was typed has the shape such keys have.
+ * Returns the cleaned values; throws `SearchSettingsError` naming the field.
+ */
+export function validateSearchSettings(
+  input: SearchSettingsInput,
+  saved: { hasBingKey: boolean; hasGoogleKey: boolean },
+): { engine: SearchEngineId; googleCseId: string; bingApiKey?: string; googleApiKey?: string } {
+  const engine = input.engine as SearchEngineId;
+  if (!SEARCH_ENGINE_IDS.includes(engine)) {
+    throw new SearchSettingsError('engine', `There is no search engine "${input.engine}". Choose one of: ${SEARCH_ENGINE_IDS.map((id) => SEARCH_ENGINES[id].name).join(', ')}.`);
+  }
+  const bingApiKey = input.bingApiKey?.trim();
+  const googleApiKey = input.googleApiKey?.trim();
+  const googleCseId = (input.googleCseId ?? '').trim();
+  if (bingApiKey && !BING_KEY.test(bingApiKey)) {
+    throw new SearchSettingsError('bingApiKey', 'This does not look like a Bing API key: it should be a long string of letters and digits (32 characters for Azure keys), without spaces.');
+  }
+  if (googleApiKey && !GOOGLE_KEY.test(googleApiKey)) {
+    throw new SearchSettingsError('googleApiKey', 'This does not look like a Google API key: those start with "AIza" and are 39 characters long.');
+  }
+  if (googleCseId && !CSE_ID.test(googleCseId)) {
+    throw new SearchSettingsError('googleCseId', 'This does not look like a search engine ID: copy the "cx" value from the Programmable Search Engine control panel (letters, digits, and maybe a colon).');
+  }
+  const willHaveBing = bingApiKey !== undefined ? bingApiKey !== '' : saved.hasBingKey;
+  const willHaveGoogle = googleApiKey !== undefined ? googleApiKey !== '' : saved.hasGoogleKey;
+  if (engine === 'bing' && !willHaveBing) {
+    throw new SearchSettingsError('bingApiKey', 'Bing needs an API key: enter your Bing Web Search subscription key.');
+  }
+  if (engine === 'google' && !willHaveGoogle) {
+    throw new SearchSettingsError('googleApiKey', 'Google Custom Search needs an API key: enter the key from the Google Cloud console.');
+  }
+  if (engine === 'google' && !googleCseId) {
+    throw new SearchSettingsError('googleCseId', 'Google Custom Search needs a search engine ID (cx): enter it.');
+  }
+  return { engine, googleCseId, bingApiKey, googleApiKey };
+}
+
+// ——— Test endpoints ———
+
+/** Where the overrides are kept: a secret of the web plugin (`web.test.searchEndpoints` in IndexedDB). */
+export const TEST_ENDPOINTS_NAME = 'test.searchEndpoints';
+
+/**
+ * Only addresses on this computer may replace an engine's endpoint, so an override can never
+ * send the agent's searches (or an API key) anywhere else.
+ */
+export function isLoopbackEndpoint(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The engines' endpoints: the real ones, unless the end-to-end tests replaced some. How tests do
+ * it: they write `{engine: url}` as JSON under `web.test.searchEndpoints` in the `secrets` table
+ * from an extension page (see tests/e2e/web.test.mjs). No message, setting or UI reads or writes
+ * that entry, web pages and content scripts cannot reach the extension's IndexedDB, and only
+ * loopback (127.0.0.1 / localhost) addresses are taken, anything else is ignored.
+ */
+export async function searchEndpoints(store: SearchStore): Promise<Record<SearchEngineId, string>> {
+  const endpoints = { ...DEFAULT_ENDPOINTS };
+  let raw: string | undefined;
+  try {
+    raw = await store.testEndpoints.getValue();
+  } catch {
+    raw = undefined;
+  }
+  if (!raw) return endpoints;
+  let overrides: Record<string, unknown>;
+  try {
+    overrides = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return endpoints;
+  }
+  for (const id of SEARCH_ENGINE_IDS) {
+    const value = overrides?.[id];
+    if (typeof value === 'string' && isLoopbackEndpoint(value)) endpoints[id] = value;
+  }
+  return endpoints;
+}

@@ -1,0 +1,185 @@
+// web_fetch end to end in Node: a real HTTP server, the real extraction (happy-dom as the DOM),
+// and the real summarizer talking to the scripted model server.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { summarize, SUMMARY_SYSTEM_PROMPT } from '@/core/agent/summarize';
+import { extractPage } from '@/core/extract';
+import { checkFetchUrl, webFetch, type WebFetchDeps } from '@/plugins/web/fetch';
+import { contentText, startModelServer } from '@/tests/model-server/server.mjs';
+import { parseHtml } from '@/tests/unit/helpers/dom';
+
+const ARTICLE = `<!doctype html><html><head><title>Tide pools | Coast Notes</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/shop">Shop our store</a></nav>
+<main><article><h1>Tide pools</h1>
+<p>Tide pools are rocky pools on the seashore that fill with seawater when the tide goes out, and they are home to anemones, crabs and sea stars.</p>
+<p>Visitors should step only on bare rock, never lift animals out of the water, and check the tide table before walking out onto the reef at dawn.</p>
+<h2>What lives there</h2>
+<table><thead><tr><th>Animal</th><th>Zone</th></tr></thead><tbody><tr><td>Sea star</td><td>Low</td></tr><tr><td>Barnacle</td><td>High</td></tr></tbody></table>
+<pre><code class="language-js">const tide = await fetchTide('Monterey');</code></pre>
+<p>Read <a href="/guides/safety">the safety guide</a> for more, and share your photos with other readers of this site.</p>
+</article></main>
+<footer>Copyright Coast Notes. Privacy policy. Terms of use.</footer></body></html>`;
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+let server: http.Server;
+let base = '';
+let model: Awaited<ReturnType<typeof startModelServer>>;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const send = (status: number, type: string, body: string | Buffer) => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    if (path === '/article') return send(200, 'text/html; charset=utf-8', ARTICLE);
+    if (path === '/old') {
+      res.writeHead(301, { location: '/moved' });
+      return res.end();
+    }
+    if (path === '/moved') {
+      res.writeHead(302, { location: '/article' });
+      return res.end();
+    }
+    if (path === '/data.json') return send(200, 'application/json', JSON.stringify({ items: [{ id: 1, name: 'one' }], total: 1 }));
+    if (path === '/broken.json') return send(200, 'application/json', '{"items": [1, 2');
+    if (path === '/notes.txt') return send(200, 'text/plain; charset=utf-8', 'Line one\nLine two — with a dash\n');
+    if (path === '/logo.png') return send(200, 'image/png', PNG);
+    if (path === '/file.pdf') return send(200, 'application/pdf', '%PDF-1.7\n%\xe2\xe3');
+    if (path === '/untyped') {
+      res.writeHead(200);
+      return res.end('<!doctype html><html><head><title>No type</title></head><body><p>Served without a Content-Type header at all, but it is a page.</p></body></html>');
+    }
+    if (path === '/latin1') return send(200, 'text/plain; charset=iso-8859-1', Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    if (path === '/missing') return send(404, 'text/html', '<h1>Not found</h1>');
+    if (path === '/private') return send(403, 'text/html', 'Forbidden');
+    if (path === '/slow') return; // never answers
+    if (path === '/cookie') return send(200, 'text/plain', `cookie: ${req.headers.cookie ?? 'none'}`);
+    send(404, 'text/plain', 'no route');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  model = await startModelServer();
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await model.close();
+});
+
+function deps(extra: Partial<WebFetchDeps> = {}): WebFetchDeps {
+  return {
+    fetch: (input, init) => fetch(input, init),
+    htmlToMarkdown: async (html, url) => extractPage(parseHtml(html), { baseUrl: url, reparse: () => parseHtml(html) }).markdown,
+    summarize: (request) => summarize(createOpenAICompatibleClient({ baseUrl: model.url, model: 'scripted-model' }), request),
+    ...extra,
+  };
+}
+
+const run = (input: Parameters<typeof webFetch>[0], extra?: Partial<WebFetchDeps>) => webFetch(input, new AbortController().signal, deps(extra));
+
+async function rejects(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return (error as Error).message;
+}
+
+describe('web_fetch', () => {
+  test('HTML: the main content as Markdown — title first, table, code and absolute links kept, navigation and footer gone', async () => {
+    const result = await run({ url: `${base}/article` });
+    expect(result).toMatchObject({ url: `${base}/article`, content_type: 'text/html', truncated: false, final_url: `${base}/article` });
+    const md = result.content as string;
+    expect(md.startsWith('# Tide pools')).toBe(true);
+    expect(md).toContain('Tide pools are rocky pools on the seashore');
+    expect(md).toContain('| Animal | Zone |');
+    expect(md).toContain('| Sea star | Low |');
+    expect(md).toContain("```js\nconst tide = await fetchTide('Monterey');\n```");
+    expect(md).toContain(`[the safety guide](${base}/guides/safety)`);
+    expect(md).not.toContain('Shop our store');
+    expect(md).not.toContain('Privacy policy');
+  });
+
+  test('redirects are followed and final_url says where they ended', async () => {
+    const result = await run({ url: `${base}/old` });
+    expect(result.url).toBe(`${base}/old`);
+    expect(result.final_url).toBe(`${base}/article`);
+    expect(result.content).toContain('Tide pools');
+  });
+
+  test('JSON is parsed; broken JSON comes back as its text', async () => {
+    const result = await run({ url: `${base}/data.json` });
+    expect(result.content_type).toBe('application/json');
+    expect(result.content).toEqual({ items: [{ id: 1, name: 'one' }], total: 1 });
+    const broken = await run({ url: `${base}/broken.json` });
+    expect(broken.content).toBe('{"items": [1, 2');
+  });
+
+  test('plain text as it is, in the charset the server names', async () => {
+    expect((await run({ url: `${base}/notes.txt` })).content).toBe('Line one\nLine two — with a dash\n');
+    expect((await run({ url: `${base}/latin1` })).content).toBe('café');
+  });
+
+  test('a page served without a Content-Type is recognised as HTML', async () => {
+    const result = await run({ url: `${base}/untyped` });
+    expect(result.content_type).toBe('text/html');
+    expect(result.content).toContain('Served without a Content-Type header');
+  });
+
+  test('binary content is a clear error naming the type', async () => {
+    expect(await rejects(run({ url: `${base}/logo.png` }))).toMatch(/is image\/png, not a text document/);
+    expect(await rejects(run({ url: `${base}/file.pdf` }))).toMatch(/is application\/pdf/);
+  });
+
+  test('only http and https URLs', async () => {
+    expect(await rejects(run({ url: 'file:///etc/passwd' }))).toMatch(/only fetches http:\/\/ and https:\/\/ URLs, not file:/);
+    expect(await rejects(run({ url: 'javascript:alert(1)' }))).toMatch(/not javascript:/);
+    expect(await rejects(run({ url: 'example.com/page' }))).toMatch(/not an absolute URL/);
+    expect(checkFetchUrl(' https://example.com/a ').href).toBe('https://example.com/a');
+  });
+
+  test('HTTP errors, timeouts and unreachable hosts are errors that say what happened', async () => {
+    expect(await rejects(run({ url: `${base}/missing` }))).toMatch(/answered HTTP 404.*does not exist/);
+    expect(await rejects(run({ url: `${base}/private` }))).toMatch(/HTTP 403.*get_tab_content/);
+    expect(await rejects(run({ url: `${base}/slow` }, { timeoutMs: 300 }))).toMatch(/did not answer within 0.3 s/);
+    expect(await rejects(run({ url: 'http://127.0.0.1:9/' }))).toMatch(/Could not fetch http:\/\/127\.0\.0\.1:9\//);
+  });
+
+  test('max_length cuts the content and truncated says so', async () => {
+    const result = await run({ url: `${base}/article`, max_length: 60 });
+    expect((result.content as string).length).toBeLessThanOrEqual(60);
+    expect(result.truncated).toBe(true);
+    const json = await run({ url: `${base}/data.json`, max_length: 10 });
+    expect(json.truncated).toBe(true);
+    expect(typeof json.content).toBe('string');
+  });
+
+  test('with a prompt, the model summarizes the content under it and the result says so', async () => {
+    model.reset();
+    model.queue([{ text: 'Tide pools hold anemones, crabs and sea stars; step only on bare rock.' }]);
+    const result = await run({ url: `${base}/article`, prompt: 'What lives in tide pools and how to visit?' });
+    expect(result).toMatchObject({ summarized: true, content_type: 'text/html', final_url: `${base}/article` });
+    expect(result.content).toBe('Tide pools hold anemones, crabs and sea stars; step only on bare rock.');
+    const request = model.requests[0]!;
+    expect(request.toolNames).toEqual([]);
+    expect(contentText(request.messages[0])).toBe(SUMMARY_SYSTEM_PROMPT);
+    const sent = contentText(request.lastUser);
+    expect(sent).toContain('Instructions: What lives in tide pools and how to visit?');
+    expect(sent).toContain('Tide pools are rocky pools on the seashore');
+  });
+
+  test('a failing summary is an error that says to call again without prompt', async () => {
+    model.reset();
+    model.queue([{ status: 500 }, { status: 500 }]);
+    expect(await rejects(run({ url: `${base}/article`, prompt: 'Summarize' }))).toMatch(/summarizing it failed: .*server error.*without prompt/);
+  });
+
+  test('no cookies are sent', async () => {
+    expect((await run({ url: `${base}/cookie` })).content).toBe('cookie: none');
+  });
+});
