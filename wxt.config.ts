@@ -14,7 +14,7 @@ export default defineConfig({
     // fetched HTML (no DOM) and make blob URLs of workspace files.
     permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', ...(browser === 'firefox' ? [] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
-    // execute_script is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
+    // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3
       ? { content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';" } }
       : {}),

@@ -1,4 +1,5 @@
-// Page tools speed, in real Chromium with the built extension (run `npm run build` first):
+// Page tools speed, in real Chromium with the benchmark build of the extension (built here:
+// `npm run build:bench`, which answers the benchmark-only `measureToolCalls`):
 //
 //   node bench/page-tools.mjs [--calls 500] [--runs 20]      (npm run bench:page-tools)
 //
@@ -12,6 +13,7 @@
 //
 // Prints a table; writes the raw figures to bench/results/page-tools.json.
 
+import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -54,6 +56,8 @@ const server = http.createServer((req, res) => {
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
+execFileSync('npm', ['run', '--silent', 'build:bench'], { cwd: ROOT, stdio: 'ignore' });
+process.env.SIDEQUEST_BUILD_MODE = 'bench';
 const h = await launch('chromium');
 try {
   const app = await h.newPage(`${origin}/bench.html?n=1`);

@@ -1,7 +1,7 @@
 import { installPageRunner } from '@/plugins/scripting/page-runner';
 
 /**
- * Injected into a page's main world by `execute_script` (target "page") before each call; it
+ * Injected into a page's main world by the scripting plugin's page target before each call; it
  * installs the runner the call then invokes. Never listed in the manifest.
  */
 export default defineUnlistedScript(() => {

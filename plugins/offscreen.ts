@@ -3,4 +3,7 @@ import { webJobs } from './web/offscreen';
 import { workspaceJobs } from './workspace/offscreen';
 
 /** The jobs Chrome's offscreen document serves, one group per plugin that has any: one line each. */
-export const builtinOffscreenJobs: OffscreenGroup[] = [webJobs, workspaceJobs];
+export const builtinOffscreenJobs: OffscreenGroup[] = [
+  webJobs,
+  workspaceJobs,
+];

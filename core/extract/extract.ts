@@ -2,8 +2,8 @@ import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { createMarkdownConverter } from './markdown';
 
 /**
- * Page → Markdown, one module for every reader: `get_tab_content` (a rendered tab, `live`),
- * `web_fetch` (a document parsed from fetched HTML), the unit tests (saved pages) and
+ * Page → Markdown, one module for every reader: reading a rendered tab (`live`),
+ * a document parsed from fetched HTML, the unit tests (saved pages) and
  * `bench/extract`. Everything takes the `Document` as a parameter.
  *
  * Without a selector: an article page goes through Readability (the main body; navigation,

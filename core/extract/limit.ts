@@ -18,3 +18,19 @@ export function limitText(text: string, maxLength?: number): { text: string; tru
   else if (space >= floor) cut = cut.slice(0, space);
   return { text: cut.trimEnd(), truncated: true };
 }
+
+/**
+ * The input every reading tool takes besides what it reads: a prompt to summarize under, and a
+ * length limit (see `limitText`). Spread into a tool schema's `properties`.
+ */
+export const READING_OPTIONS = {
+  prompt: {
+    type: 'string',
+    description: 'What to get out of the page. When given, the content is summarized by the model under this prompt and only the summary is returned.',
+  },
+  max_length: {
+    type: 'integer',
+    minimum: 1,
+    description: `Maximum characters of content to return (default ${DEFAULT_MAX_LENGTH}, at most ${MAX_LENGTH_CAP}); truncated says whether it was cut.`,
+  },
+} as const;

@@ -64,7 +64,7 @@ export interface ToolDefinition<Input = any, Output = unknown, Service = any> {
   inputSchema: JSONSchema7;
   execute: (input: Input, context: ToolContext<Service>) => Output | Promise<Output>;
   annotations?: ToolAnnotations;
-  /** Overrides the registry's timeout for this tool (ask_user waits 5 minutes). */
+  /** Overrides the registry's timeout for this tool (a question to the user waits 5 minutes). */
   timeoutMs?: number;
   /**
    * Several calls of this tool asked for in one step run at the same time instead of one by one

@@ -39,7 +39,7 @@ export function defineSetting<T>(key: `local:${string}` | `session:${string}`, o
     key,
     fallback: options.fallback,
     getValue: async () => check(await item.getValue()),
-    setValue: (value) => item.setValue(options.schema.parse(value)),
+    setValue: async (value) => item.setValue(options.schema.parse(value)),
     watch: (listener) => item.watch((value) => listener(check(value))),
   };
 }

@@ -55,7 +55,7 @@ export async function defaultTab(): Promise<Browser.tabs.Tab> {
   const tabs = (await browser.tabs.query({ lastFocusedWindow: true })).filter((t) => !isOwn(t));
   tabs.sort((a, b) => ((b as { lastAccessed?: number }).lastAccessed ?? 0) - ((a as { lastAccessed?: number }).lastAccessed ?? 0));
   if (tabs[0]) return tabs[0];
-  throw new Error('There is no tab to run the script in. Open a page first, or give tab_id (see list_tabs).');
+  throw new Error('There is no tab to run the script in. Open a page first, or give tab_id (list the open tabs to find it).');
 }
 
 /** Runs code in a tab's main world through the injected runner; throws errors worded for the model. */
@@ -86,7 +86,7 @@ export async function runInTab(tab: Browser.tabs.Tab, code: string): Promise<Cod
       throw new Error(`execute_script cannot run in tab ${tabId} (${url}): the browser does not let extensions script this page (${message}). Use a tab with an ordinary web page.`);
     }
     if (/no tab with id|invalid tab id|tab.*(closed|not found)/i.test(message)) {
-      throw new Error(`Tab ${tabId} does not exist (it may have been closed). Call list_tabs to see the open tabs.`);
+      throw new Error(`Tab ${tabId} does not exist (it may have been closed). List the open tabs to find the right one.`);
     }
     throw error;
   }
@@ -99,7 +99,7 @@ export function toScriptResult(outcome: CodeOutcome, where: Omit<ScriptResult, '
     switch (outcome.kind) {
       case 'csp':
         throw new Error(
-          `This page's Content Security Policy forbids evaluating code (it has no 'unsafe-eval'), so execute_script cannot run code in it (${outcome.error}). Read the page with get_tab_content, use the page's own tools, or compute in the sandbox instead.`,
+          `This page's Content Security Policy forbids evaluating code (it has no 'unsafe-eval'), so execute_script cannot run code in it (${outcome.error}). Read the page's content instead, use the page's own tools, or compute in the sandbox.`,
         );
       case 'syntax':
         throw new Error(`The code does not parse: ${outcome.error}. Give one expression, or statements with return.${logs}`);

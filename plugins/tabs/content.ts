@@ -77,7 +77,7 @@ export function unreadableReason(rawUrl: string): string | null {
     case 'extension:':
       return 'it is a page of a browser extension, which other extensions may not read';
     case 'view-source:':
-      return 'it shows the source of a page (view-source:), which extensions may not read; open the page itself, or use web_fetch on its address';
+      return 'it shows the source of a page (view-source:), which extensions may not read; open the page itself, or fetch its address instead';
     default:
       return `its address uses ${url.protocol}, which extensions may not read`;
   }
@@ -98,10 +98,10 @@ function injectionError(tabId: number, url: string, error: unknown): Error {
     return new Error(`Tab ${tabId} shows a PDF (${url}) in the browser's PDF viewer, which extensions cannot read. Ask the user what it says.`);
   }
   if (/error page|chrome-error|showing error page/i.test(message)) {
-    return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or use web_fetch on its address.`);
+    return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or fetch its address instead.`);
   }
   if (/Missing host permission|Cannot access|cannot be scripted|not allowed|No window matching|permission/i.test(message)) {
-    return new Error(`The browser does not let the extension read tab ${tabId} (${url}): ${message}. Ask the user what it shows, or use web_fetch on its address.`);
+    return new Error(`The browser does not let the extension read tab ${tabId} (${url}): ${message}. Ask the user what it shows, or fetch its address instead.`);
   }
   if (/No tab with id|Invalid tab ID|closed/i.test(message)) {
     return new Error(`Tab ${tabId} does not exist any more. Call list_tabs to see the open tabs.`);
@@ -142,19 +142,19 @@ export interface TabsService {
 export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
     name: 'get_tab_content',
     description:
-      "Read an open tab's page as the browser shows it now (content rendered by JavaScript included, the user's logins apply) as Markdown: headings, lists, tables, links and code kept. Without selector it reads the main content and says which part in used_selector; with selector, the first element matching it. Give prompt to get only a summary of what you need. Use list_tabs to find tab_id. For an address that is not open, use web_fetch.",
+      "Read an open tab's page as the browser shows it now (content rendered by JavaScript included, the user's logins apply) as Markdown: headings, lists, tables, links and code kept. Without selector it reads the main content and says which part in used_selector; with selector, the first element matching it. Give prompt to get only a summary of what you need. Use list_tabs to find tab_id. For an address that is not open, fetch it instead.",
     inputSchema: tabsSchemas.get_tab_content,
     timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
     annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
     async execute({ tab_id, selector, prompt, max_length }, { signal, service }) {
       let tab = await getTabOrThrow(tab_id);
       const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
-      if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or use web_fetch for a web address.`);
+      if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
       if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
       const url = tab.url ?? '';
       const reading = await readTab(tab_id, url, selector);
       if (!reading.ok) {
-        if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Use web_fetch on ${url} or ask the user.`);
+        if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Fetch ${url} instead, or ask the user.`);
         throw new Error(reading.error);
       }
       const title = reading.title || tab.title || '';

@@ -186,7 +186,7 @@ export const activateTab = defineTool<FromSchema<typeof tabsSchemas.activate_tab
 export const tabsPlugin = definePlugin<TabsService | undefined>({
   id: 'tabs',
   name: 'Tabs',
-  description: 'See, open, switch and close browser tabs, and read the pages in them.',
+  description: 'See, open, switch and close browser tabs.',
   tools: [listTabs, getTabContent, openTab, closeTab, activateTab],
   setup: (ctx) => ({ service: { getModelClient: ctx.getModelClient } }),
 });

@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from 'json-schema';
+import { READING_OPTIONS } from '@/core/extract/limit';
 
 /** Input schemas of the `tabs` plugin: the single source of each tool's input type. */
 export const tabsSchemas = {
@@ -18,15 +19,7 @@ export const tabsSchemas = {
     properties: {
       tab_id: { type: 'integer', description: 'The tab to read (from list_tabs).' },
       selector: { type: 'string', minLength: 1, description: 'CSS selector: read only the first element it matches. Leave out to read the main content.' },
-      prompt: {
-        type: 'string',
-        description: 'What to get out of the page. When given, the content is summarized by the model under this prompt and only the summary is returned.',
-      },
-      max_length: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Maximum characters of content to return (default 40000, at most 50000); truncated says whether it was cut.',
-      },
+      ...READING_OPTIONS,
     },
     required: ['tab_id'],
     additionalProperties: false,

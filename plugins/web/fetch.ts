@@ -123,7 +123,7 @@ export function checkFetchUrl(raw: string): URL {
     throw new Error(`"${raw}" is not an absolute URL. Give the full address, starting with http:// or https://.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`web_fetch only fetches http:// and https:// URLs, not ${url.protocol} ones. To read a tab that is open in the browser, use get_tab_content.`);
+    throw new Error(`web_fetch only fetches http:// and https:// URLs, not ${url.protocol} ones. To read a tab that is open in the browser, read the tab instead.`);
   }
   return url;
 }
@@ -160,7 +160,7 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   const finalUrl = response.url || url.href;
   if (!response.ok) {
     void response.body?.cancel().catch(() => undefined);
-    const what = response.status === 404 ? 'the page does not exist' : response.status === 401 || response.status === 403 ? 'the site refuses access (it may need a login, which web_fetch does not have; if the page is open in a tab, use get_tab_content)' : response.status >= 500 ? 'the site had a server error; try again later' : 'the request was refused';
+    const what = response.status === 404 ? 'the page does not exist' : response.status === 401 || response.status === 403 ? 'the site refuses access (it may need a login, which web_fetch does not have; if the page is open in a tab, read the tab instead)' : response.status >= 500 ? 'the site had a server error; try again later' : 'the request was refused';
     throw new Error(`${finalUrl} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}.`);
   }
   const header = response.headers.get('content-type');

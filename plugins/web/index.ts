@@ -22,7 +22,7 @@ const SUMMARY_ALLOWANCE_MS = 90_000;
 export const webFetchTool = defineTool<FromSchema<typeof webSchemas.web_fetch>, WebFetchResult, WebService>({
   name: 'web_fetch',
   description:
-    'Fetch a web address (http/https) with a new request and read it: HTML pages come back as Markdown of their main content (navigation, sidebars and ads removed, title first), JSON parsed, plain text as it is. Give prompt to get only a summary of what you need (saves context on long pages). For a page the user has open, possibly behind a login, use get_tab_content instead. Returns {url, content_type, content, truncated, final_url}.',
+    'Fetch a web address (http/https) with a new request and read it: HTML pages come back as Markdown of their main content (navigation, sidebars and ads removed, title first), JSON parsed, plain text as it is. Give prompt to get only a summary of what you need (saves context on long pages). For a page the user has open, possibly behind a login, read the open tab instead. Returns {url, content_type, content, truncated, final_url}.',
   inputSchema: webSchemas.web_fetch,
   timeoutMs: FETCH_TIMEOUT_MS + SUMMARY_ALLOWANCE_MS,
   // A request to any address: what it sends (the URL itself) leaves the browser.

@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from 'json-schema';
+import { READING_OPTIONS } from '@/core/extract/limit';
 
 /** Input schemas of the `web` plugin: the single source of each tool's input type. */
 export const webSchemas = {
@@ -6,15 +7,7 @@ export const webSchemas = {
     type: 'object',
     properties: {
       url: { type: 'string', minLength: 1, description: 'The http:// or https:// URL to fetch.' },
-      prompt: {
-        type: 'string',
-        description: 'What to get out of the page. When given, the content is summarized by the model under this prompt and only the summary is returned.',
-      },
-      max_length: {
-        type: 'integer',
-        minimum: 1,
-        description: 'Maximum characters of content to return (default 40000, at most 50000); truncated says whether it was cut.',
-      },
+      ...READING_OPTIONS,
     },
     required: ['url'],
     additionalProperties: false,

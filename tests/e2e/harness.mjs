@@ -22,10 +22,16 @@ export function selectedBrowsers() {
   return only?.length ? BROWSERS.filter((b) => only.includes(b)) : [...BROWSERS];
 }
 
+/**
+ * The build to load. SIDEQUEST_BUILD_MODE=bench picks the benchmark build (`npm run build:bench`,
+ * which answers the benchmark-only messages that production builds leave out).
+ */
 export function extensionDir(browserName) {
-  const dir = path.join(ROOT, '.output', browserName === 'firefox' ? 'firefox-mv2' : 'chrome-mv3');
+  const mode = process.env.SIDEQUEST_BUILD_MODE;
+  const suffix = mode && mode !== 'production' ? `-${mode}` : '';
+  const dir = path.join(ROOT, '.output', (browserName === 'firefox' ? 'firefox-mv2' : 'chrome-mv3') + suffix);
   if (!existsSync(path.join(dir, 'manifest.json'))) {
-    throw new Error(`No build at ${dir}: run \`npm run build:all\` first.`);
+    throw new Error(`No build at ${dir}: run \`npm run ${mode === 'bench' ? 'build:bench' : 'build:all'}\` first.`);
   }
   return dir;
 }

@@ -221,7 +221,7 @@ for (const browserName of selectedBrowsers()) {
 
       // Bad input never reaches the page: validated in the background (no eval) against the page's schema.
       const invalid = await ask('Query the orders table with a number as its name');
-      assert.match(invalid, /Invalid parameters for tool page\d+_queryDatabaseTable: tableName: type "number" is invalid\. Expected "string"/);
+      assert.match(invalid, /Invalid parameters for tool page\d+_queryDatabaseTable: tableName must be string \(got number\)/);
     });
 
     test('navigation replaces the tools: getCacheStatistics on the dashboard quotes the real hits and misses', async () => {

@@ -1,0 +1,135 @@
+// Proves that every built-in plugin is one folder: for each folder in plugins/, a copy of the
+// project without that folder, without its line in each plugin list (plugins/index.ts, ui.ts,
+// offscreen.ts) and without its thin entrypoints (entrypoints/<folder>-*, <folder>.*) must
+// type-check and build, and the build must hold nothing of it (none of its tool names).
+// Also checks that no file outside plugins/ (and outside tests and docs) names a built-in tool,
+// and that nothing in core/ imports from plugins/, components/ or stores/.
+//
+//   node scripts/check-plugins.mjs            every plugin
+//   node scripts/check-plugins.mjs tabs web   only these
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LISTS = ['plugins/index.ts', 'plugins/ui.ts', 'plugins/offscreen.ts'];
+/** Folders that hold the core and its pages: they must never name a plugin's tool. */
+const CORE_DIRS = ['core', 'components', 'stores', 'entrypoints', 'build', 'assets'];
+
+const folders = readdirSync(path.join(ROOT, 'plugins')).filter((f) => statSync(path.join(ROOT, 'plugins', f)).isDirectory());
+const only = process.argv.slice(2);
+const failures = [];
+
+function files(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...files(full));
+    else if (/\.(ts|vue|mjs|js)$/.test(entry.name)) out.push(full);
+  }
+  return out;
+}
+
+/** The tool names a plugin folder defines (`name: '…'` beside an inputSchema, in its non-test files). */
+function toolNames(folder) {
+  const names = new Set();
+  for (const file of files(path.join(ROOT, 'plugins', folder))) {
+    if (file.endsWith('.test.ts')) continue;
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/name: '([a-z][a-z0-9_]*)',\s*\n\s*description:[\s\S]{0,4000}?inputSchema:/g)) names.add(m[1]);
+  }
+  return [...names];
+}
+
+// 1. The core names no tool and imports no plugin.
+const allTools = folders.flatMap((f) => toolNames(f).map((name) => ({ name, folder: f })));
+for (const dir of CORE_DIRS) {
+  if (!existsSync(path.join(ROOT, dir))) continue;
+  for (const file of files(path.join(ROOT, dir))) {
+    const rel = path.relative(ROOT, file);
+    const text = readFileSync(file, 'utf8');
+    for (const { name, folder } of allTools) {
+      // A one-word name ("agent") is an ordinary word: only its quoted use counts.
+      const pattern = name.includes('_') ? new RegExp(`\\b${name}\\b`) : new RegExp(`['"\`]${name}['"\`]`);
+      if (pattern.test(text)) failures.push(`${rel} names the tool ${name} of plugins/${folder}`);
+    }
+    if (dir === 'core' && /from '@\/(plugins|components|stores)\//.test(text)) failures.push(`${rel} (core) imports from plugins/, components/ or stores/`);
+    if (dir !== 'entrypoints' && /from '@\/plugins\//.test(text)) failures.push(`${rel} imports a plugin (only plugin lists and thin entrypoints may)`);
+  }
+}
+console.log(`core: ${failures.length ? failures.length + ' problem(s)' : 'names no built-in tool and imports no plugin'}`);
+
+// 2. Each plugin removed leaves a project that type-checks and builds, with nothing of it.
+const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+  .split('\n')
+  .filter((f) => f && existsSync(path.join(ROOT, f)));
+
+for (const folder of folders) {
+  if (only.length && !only.includes(folder)) continue;
+  const started = Date.now();
+  const tools = toolNames(folder);
+  const dir = mkdtempSync(path.join(tmpdir(), `sidequest-without-${folder}-`));
+  try {
+    for (const file of tracked) {
+      if (file.startsWith(`plugins/${folder}/`)) continue;
+      const base = path.basename(file);
+      if (file.startsWith('entrypoints/') && (base.startsWith(`${folder}-`) || base.startsWith(`${folder}.`))) continue;
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      cpSync(path.join(ROOT, file), path.join(dir, file));
+    }
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    for (const list of LISTS) {
+      const file = path.join(dir, list);
+      if (!existsSync(file)) continue;
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const removed = new Set();
+      const kept = lines.filter((line) => {
+        const m = /^import \{([^}]*)\} from '\.\/([^/']+)[^']*';$/.exec(line);
+        if (m && m[2] === folder) {
+          for (const id of m[1].split(',')) removed.add(id.trim());
+          return false;
+        }
+        return true;
+      });
+      const out = kept.filter((line) => !removed.has(line.trim().replace(/,$/, '')));
+      writeFileSync(file, out.join('\n'));
+    }
+    const run = (cmd, args) => execFileSync(cmd, args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      run('npx', ['wxt', 'prepare']);
+      run('npx', ['vue-tsc', '--noEmit']);
+    } catch (error) {
+      failures.push(`without plugins/${folder}: the type check fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
+      continue;
+    }
+    try {
+      run('npx', ['wxt', 'build']);
+      run('npx', ['wxt', 'build', '-b', 'firefox']);
+    } catch (error) {
+      failures.push(`without plugins/${folder}: the build fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
+      continue;
+    }
+    const left = [];
+    for (const out of ['.output/chrome-mv3', '.output/firefox-mv2']) {
+      for (const file of files(path.join(dir, out))) {
+        const text = readFileSync(file, 'utf8');
+        for (const name of tools) {
+          const pattern = name.includes('_') ? new RegExp(`\\b${name}\\b`) : new RegExp(`['"\`]${name}['"\`]`);
+          if (pattern.test(text)) left.push(`${name} in ${path.relative(dir, file)}`);
+        }
+      }
+    }
+    if (left.length) failures.push(`without plugins/${folder}: the build still holds ${[...new Set(left)].join(', ')}`);
+    console.log(`without plugins/${folder} (${tools.join(', ') || 'no tools'}): type-checks, builds, nothing left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (failures.length) {
+  console.error(`\n${failures.length} problem(s):\n- ${failures.join('\n- ')}`);
+  process.exit(1);
+}
+console.log('every plugin is one folder');

@@ -1,0 +1,88 @@
+// Versioned storage: every step of the IndexedDB schema migrates a fixture of the shape before it,
+// and settings read from storage are checked (a bad value falls back, with a clear message).
+import Dexie from 'dexie';
+import { describe, expect, it, vi } from 'vitest';
+import { storage } from 'wxt/utils/storage';
+import { z } from 'zod';
+import { openDb } from '@/core/storage/db';
+import { applyDbVersions, DB_STEPS, DB_VERSION } from '@/core/storage/migrations/db';
+import { migrateToolMessageV2 } from '@/core/storage/migrations/db-v2-tool-activity';
+import { pluginStorage } from '@/core/storage/plugin-data';
+import { defineSetting } from '@/core/storage/setting';
+import v1 from '@/tests/fixtures/migrations/db-v1.json';
+
+/** Writes the fixture with the schema of version `version` (the steps up to it), then closes. */
+async function writeOld(name: string, version: number, data: typeof v1): Promise<void> {
+  const old = new Dexie(name);
+  applyDbVersions(old, DB_STEPS.filter((s) => s.version <= version));
+  await old.table('conversations').bulkAdd(data.conversations);
+  await old.table('messages').bulkAdd(data.messages);
+  await old.table('secrets').bulkAdd(data.secrets);
+  old.close();
+}
+
+describe('IndexedDB migrations', () => {
+  it('v1 → now: a sub-agent transcript becomes the tool message\'s generic activity; nothing else changes', async () => {
+    const name = `migrate-v1-${Math.random()}`;
+    await writeOld(name, 1, v1);
+    const db = openDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    const messages = await db.messages.orderBy('[conversationId+seq]').toArray();
+    expect(messages).toHaveLength(v1.messages.length);
+    const tool = messages.find((m) => m.id === 'm3')!;
+    expect(tool).not.toHaveProperty('subAgent');
+    expect(tool).toMatchObject({ role: 'tool', activity: v1.messages[2]!.subAgent });
+    // Messages without a transcript are left exactly as they were.
+    expect(messages.find((m) => m.id === 'm4')).toEqual(v1.messages[3]);
+    expect(messages.find((m) => m.id === 'm1')).toEqual(v1.messages[0]);
+    expect(await db.conversations.toArray()).toEqual(v1.conversations);
+    expect(await db.secrets.get('provider.apiKey')).toEqual({ key: 'provider.apiKey', value: 'sk-old' });
+    db.close();
+  });
+
+  it('v2 → v3: plugins get their store, and a plugin\'s secret under its old name moves into it on first use', async () => {
+    const name = `migrate-v2-${Math.random()}`;
+    await writeOld(name, 2, { ...v1, messages: v1.messages.map((m) => migrateToolMessageV2(m) as (typeof v1.messages)[number]) });
+    const db = openDb(name);
+    const key = pluginStorage(db, 'web').secret('search.bing.apiKey', { legacyKey: 'search.bing.apiKey' });
+    expect(await key.getValue()).toBe('0123456789abcdef0123456789abcdef');
+    expect(await db.secrets.get('search.bing.apiKey')).toBeUndefined();
+    expect(await db.secrets.get('web.search.bing.apiKey')).toMatchObject({ value: '0123456789abcdef0123456789abcdef' });
+    expect(await db.pluginData.count()).toBe(0);
+    db.close();
+  });
+
+  it('the v2 step is a pure function of one message', () => {
+    expect(migrateToolMessageV2({ role: 'tool', subAgent: { a: 1 } })).toEqual({ role: 'tool', activity: { a: 1 } });
+    expect(migrateToolMessageV2({ role: 'tool', subAgent: undefined })).toEqual({ role: 'tool' });
+    const user = { role: 'user', text: 'hi' };
+    expect(migrateToolMessageV2(user)).toBe(user);
+  });
+});
+
+describe('settings read from storage are validated', () => {
+  it('a value that does not fit falls back, and the console says what is wrong', async () => {
+    const setting = defineSetting('local:test-setting', { fallback: { maxSteps: 25 }, schema: z.object({ maxSteps: z.number().int().min(1) }), version: 1 });
+    await storage.setItem('local:test-setting', { maxSteps: 'many' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    expect(await setting.getValue()).toEqual({ maxSteps: 25 });
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/The setting local:test-setting is not valid \(maxSteps: .*\); using the default instead/);
+    warn.mockRestore();
+    await setting.setValue({ maxSteps: 7 });
+    expect(await setting.getValue()).toEqual({ maxSteps: 7 });
+    await expect(setting.setValue({ maxSteps: 0 })).rejects.toThrow();
+  });
+
+  it('a versioned setting migrates one step at a time', async () => {
+    await storage.setItem('local:test-versioned', { model: 'llama3.2' });
+    await storage.setMeta('local:test-versioned', { v: 1 });
+    const setting = defineSetting('local:test-versioned', {
+      fallback: { models: [] as string[] },
+      schema: z.object({ models: z.array(z.string()) }),
+      version: 2,
+      migrations: { 2: (old: { model: string }) => ({ models: [old.model] }) },
+    });
+    expect(await setting.getValue()).toEqual({ models: ['llama3.2'] });
+  });
+});
