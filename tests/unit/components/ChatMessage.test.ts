@@ -3,7 +3,7 @@
 // getter, which returns "" for elements in happy-dom 21 (Element overrides it); so under happy-dom
 // DOMPurify takes every element for an unknown one, removes the first and leaves the rest
 // unsanitized. In the browsers (and jsdom) it works, and this file tests what they do.
-import { mount } from '@vue/test-utils';
+import { enableAutoUnmount, mount } from '@vue/test-utils';
 import { afterEach, describe, expect, test } from 'vitest';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
 import type { AssistantMessage, ToolMessage, UserMessage } from '@/core/storage/db';
@@ -16,8 +16,8 @@ declare global {
   var __pwned: unknown;
 }
 
+enableAutoUnmount(afterEach);
 afterEach(() => {
-  document.body.innerHTML = '';
   delete globalThis.__pwned;
 });
 
