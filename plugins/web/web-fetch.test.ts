@@ -145,7 +145,7 @@ describe('web_fetch', () => {
 
   test('HTTP errors, timeouts and unreachable hosts are errors that say what happened', async () => {
     expect(await rejects(run({ url: `${base}/missing` }))).toMatch(/answered HTTP 404.*does not exist/);
-    expect(await rejects(run({ url: `${base}/private` }))).toMatch(/HTTP 403.*get_tab_content/);
+    expect(await rejects(run({ url: `${base}/private` }))).toMatch(/HTTP 403.*read the tab instead/);
     expect(await rejects(run({ url: `${base}/slow` }, { timeoutMs: 300 }))).toMatch(/did not answer within 0.3 s/);
     expect(await rejects(run({ url: 'http://127.0.0.1:9/' }))).toMatch(/Could not fetch http:\/\/127\.0\.0\.1:9\//);
   });
