@@ -241,8 +241,14 @@ describe('ToolRegistry', () => {
 describe('one validator for every source', () => {
   it('validates built-in tools and words the problem the same way as for page tools', async () => {
     const registry = new ToolRegistry(interpretedValidators);
-    const { tabsPlugin } = await import('@/plugins/tabs');
-    registry.register({ ...tabsPlugin, source: 'builtin' });
+    const closeTab = defineTool({
+      annotations: READ_ONLY,
+      name: 'close_tab',
+      description: 'Close a tab.',
+      inputSchema: { type: 'object', properties: { tab_id: { type: 'integer' } }, required: ['tab_id'], additionalProperties: false },
+      execute: () => true,
+    });
+    registry.register(plugin('tabs', [closeTab]));
     const result = await registry.invoke('close_tab', { tab_id: 'seven' });
     expect(result).toEqual({ ok: false, code: 'invalid_input', error: 'Invalid parameters for tool close_tab: tab_id must be integer (got string)' });
     const page = plugin('page:1', [{ ...add, name: 'page1_add' }], { source: 'page', scope: { tabId: 1, origin: 'https://a.test' } });
