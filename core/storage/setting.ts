@@ -1,8 +1,11 @@
 import { storage } from 'wxt/utils/storage';
-import { config as zodConfig, type ZodType } from 'zod';
+import { config as zodConfig, type ZodMiniType } from 'zod/mini';
 
-// Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it.
+// Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it. The
+// settings use zod's mini build: the pages read settings too, and it keeps them small.
 zodConfig({ jitless: true });
+
+type ZodType<T> = ZodMiniType<T, any>;
 
 /** A settings item: versioned, migrated one step at a time, validated when read. */
 export interface Setting<T> {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import type { SidequestDb } from './db';
 import { defineSetting } from './setting';
 
@@ -32,14 +32,14 @@ export interface AgentSettings {
 
 export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   fallback: { maxSteps: 25 },
-  schema: z.object({ maxSteps: z.number().int().min(1).max(1000) }),
+  schema: z.object({ maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)) }),
   version: 1,
 });
 
 /** What the sidebar shows; the popup writes it to open a conversation there. */
 export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
   fallback: null,
-  schema: z.string().nullable(),
+  schema: z.nullable(z.string()),
   version: 1,
 });
 
@@ -49,7 +49,7 @@ export const activeConversationId = defineSetting<string | null>('local:activeCo
  */
 export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('local:sidebarRequest', {
   fallback: null,
-  schema: z.object({ conversationId: z.string().nullable(), at: z.number() }).nullable(),
+  schema: z.nullable(z.object({ conversationId: z.nullable(z.string()), at: z.number() })),
   version: 1,
 });
 

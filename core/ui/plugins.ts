@@ -6,6 +6,10 @@ export interface SettingsSection {
   /** 'Agent', 'Privacy' or 'Data'. */
   group: string;
   title: string;
+  /**
+   * A plugin's section should be `defineAsyncComponent(() => import(…))`: every page gets the
+   * plugins' contributions, and only the options page needs this one.
+   */
   component: Component;
   /** Place within its group (smaller first); the core's own sections use 0, 100, 200. */
   order?: number;

@@ -1,7 +1,7 @@
+import { defineAsyncComponent } from 'vue';
 import type { PluginUi } from '@/core/ui/plugins';
-import SettingsSearch from './SettingsSearch.vue';
 
 export const webUi: PluginUi = {
   id: 'web',
-  settings: [{ id: 'search', group: 'Agent', title: 'Search engines', component: SettingsSearch, order: 50 }],
+  settings: [{ id: 'search', group: 'Agent', title: 'Search engines', component: defineAsyncComponent(() => import('./SettingsSearch.vue')), order: 50 }],
 };

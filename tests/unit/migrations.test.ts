@@ -3,7 +3,7 @@
 import Dexie from 'dexie';
 import { describe, expect, it, vi } from 'vitest';
 import { storage } from 'wxt/utils/storage';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { openDb } from '@/core/storage/db';
 import { applyDbVersions, DB_STEPS, DB_VERSION } from '@/core/storage/migrations/db';
 import { migrateToolMessageV2 } from '@/core/storage/migrations/db-v2-tool-activity';
@@ -63,7 +63,7 @@ describe('IndexedDB migrations', () => {
 
 describe('settings read from storage are validated', () => {
   it('a value that does not fit falls back, and the console says what is wrong', async () => {
-    const setting = defineSetting('local:test-setting', { fallback: { maxSteps: 25 }, schema: z.object({ maxSteps: z.number().int().min(1) }), version: 1 });
+    const setting = defineSetting('local:test-setting', { fallback: { maxSteps: 25 }, schema: z.object({ maxSteps: z.number().check(z.int(), z.minimum(1)) }), version: 1 });
     await storage.setItem('local:test-setting', { maxSteps: 'many' });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     expect(await setting.getValue()).toEqual({ maxSteps: 25 });
