@@ -1,0 +1,316 @@
+// Token-to-screen: how fast a streamed answer shows in the sidebar, and what rendering it costs.
+// Run on demand: `npm run bench:stream` (or `node bench/stream.mjs [chromium|firefox] [--no-build]`);
+// `npm run bench` runs it after its own figures. Prints tables; writes nothing to the repo.
+//
+// 1. Chunk-to-screen latency: the scripted model server streams a 50 KB Markdown answer
+//    (paragraphs, lists, code blocks, tables, nested quotes) at about 2,000 tokens/s (8,000
+//    characters/s, a token ≈ 4 characters) in pieces of a few tokens, and records when it writes
+//    each piece. Every piece ends with a unique marker (`Q123Z`). The sidebar page, opened as a
+//    tab and brought to front, watches its DOM (MutationObserver) and stamps each marker with the
+//    end of the frame that first shows it (see `installRecorder`). Latency = stamp − write time.
+// 2. Render cost: in the same page, the same app and store, answers of 12.5, 25, 50 and 100 KB are
+//    fed to the chat store piece by piece as its `delta` handler does (the message replaced by one
+//    with the longer text), one piece per task, back to back; the time from the first piece until
+//    the frame that shows the last one. The main thread is busy throughout, so this is the page's
+//    work to take in and show the whole answer. Linear rendering gives ratios ≈ 2, 4, 8.
+//
+// Clocks: the server stamps with performance.timeOrigin + performance.now() in Node, the page with
+// the same expression in the page: both epoch milliseconds on this machine's clock. The script
+// checks the offset between the two (round trips, best of 15) and prints it.
+
+import { execFileSync } from 'node:child_process';
+import { startModelServer } from '../tests/model-server/server.mjs';
+import { launch, ROOT } from '../tests/e2e/harness.mjs';
+import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
+
+const KB = 1024;
+const CHARS_PER_SECOND = 8000; // 2,000 tokens/s at ≈ 4 characters a token
+const PIECE_TEXT = 8; // characters of answer before a piece's marker: pieces of ≈ 4 tokens
+const SKIP_AFTER_MS = 90_000; // a size that took longer is not doubled (the code before this work took minutes)
+const args = process.argv.slice(2);
+const browsers = args.filter((a) => !a.startsWith('--'));
+const selected = browsers.length ? browsers : ['chromium', 'firefox'];
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  for (const [i, row] of rows.entries()) {
+    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+// ——— The answer ———
+
+/** A small deterministic PRNG (mulberry32), so every run streams the same answer. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'the sidebar agent reads each page and answers with short clear notes about what it found while ' +
+  'working through tabs files tasks and tools so that you can follow every step it takes before ' +
+  'deciding whether another search would help or whether the result already covers your question'
+).split(' ');
+const CODE = 'const let await return items value result fetch(url) map((x) => x.id) if (ok) { } filter(Boolean); count += 1;'.split(' ');
+
+/**
+ * A Markdown answer of about `size` characters, cut into pieces that each end with a unique marker
+ * `<prefix><n>Z` placed after a visible word (never inside syntax such as a fence or a table's
+ * delimiter row), so the marker shows when its piece does. The last piece may carry closing syntax.
+ */
+export function makeAnswer(size, prefix = 'Q', seed = 7) {
+  const rand = prng(seed);
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const pieces = [];
+  let piece = '';
+  let total = 0;
+  const syntax = (s) => {
+    piece += s;
+  };
+  const word = (w) => {
+    piece += w;
+    if (piece.length >= PIECE_TEXT) {
+      piece += ` ${prefix}${pieces.length}Z`;
+      pieces.push(piece);
+      total += piece.length;
+      piece = '';
+    }
+  };
+  const words = (n, join = ' ') => {
+    for (let i = 0; i < n; i++) {
+      word(pick(WORDS));
+      if (i < n - 1) syntax(join);
+    }
+  };
+  const length = () => total + piece.length;
+  const blocks = [
+    () => { syntax('## '); words(3 + Math.floor(rand() * 4)); syntax('\n\n'); },
+    () => { words(40 + Math.floor(rand() * 40)); syntax('.\n\n'); },
+    () => {
+      for (let i = 0, n = 4 + Math.floor(rand() * 4); i < n; i++) { syntax('- '); words(6 + Math.floor(rand() * 8)); syntax('\n'); }
+      syntax('\n');
+    },
+    () => {
+      syntax('```ts\n');
+      for (let i = 0, n = 8 + Math.floor(rand() * 6); i < n; i++) {
+        syntax('  '.repeat(Math.floor(rand() * 3)));
+        for (let j = 0, m = 3 + Math.floor(rand() * 5); j < m; j++) { word(pick(CODE)); if (j < m - 1) syntax(' '); }
+        syntax('\n');
+      }
+      syntax('```\n\n');
+    },
+    () => {
+      for (let i = 1, n = 3 + Math.floor(rand() * 4); i <= n; i++) { syntax(`${i}. `); words(5 + Math.floor(rand() * 8)); syntax('\n'); }
+      syntax('\n');
+    },
+    () => {
+      syntax('| '); words(1); syntax(' | '); words(2); syntax(' | '); words(1); syntax(' |\n|---|:---|---:|\n');
+      for (let i = 0, n = 4 + Math.floor(rand() * 5); i < n; i++) {
+        syntax('| '); words(2); syntax(' | '); words(3); syntax(' | '); words(1); syntax(' |\n');
+      }
+      syntax('\n');
+    },
+    () => { syntax('> '); words(12); syntax('\n>\n> > '); words(10); syntax('\n\n'); },
+  ];
+  for (let b = 0; length() < size - 700; b++) blocks[b % blocks.length]();
+  while (length() < size) { words(1); syntax(' '); }
+  if (piece) pieces[pieces.length - 1] += piece;
+  return pieces;
+}
+
+// ——— In the page ———
+
+/**
+ * Installed in the sidebar page: finds markers in text the DOM gains and stamps each with the end
+ * of the frame that paints it. A mutation made inside an animation frame callback is painted in
+ * that frame; one made in any other task, in the next frame. A frame's end is seen by a message
+ * posted from its first animation frame callback (it runs once the frame's style, layout and paint
+ * are done). `requestAnimationFrame` is wrapped to collect the records of mutations made inside
+ * callbacks before the frame goes on.
+ */
+function installRecorder() {
+  const now = () => performance.timeOrigin + performance.now();
+  const re = /\b[A-Z]\d+Z\b/g;
+  const state = { seen: new Map(), current: [], next: [] };
+  const scan = (text, into) => {
+    if (!text) return;
+    for (const m of text.matchAll(re)) {
+      if (state.seen.has(m[0])) continue;
+      state.seen.set(m[0], NaN);
+      into.push(m[0]);
+    }
+  };
+  const take = (records, inFrame) => {
+    const into = inFrame ? state.current : state.next;
+    for (const r of records) {
+      if (r.type === 'characterData') scan(r.target.data, into);
+      else for (const n of r.addedNodes) scan(n.textContent, into);
+    }
+  };
+  const observer = new MutationObserver((records) => take(records, false));
+  observer.observe(document.querySelector('main') ?? document.body, { childList: true, subtree: true, characterData: true });
+  const raf = window.requestAnimationFrame.bind(window);
+  window.requestAnimationFrame = (callback) =>
+    raf((t) => {
+      try {
+        callback(t);
+      } finally {
+        take(observer.takeRecords(), true);
+      }
+    });
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    const t = now();
+    for (const marker of state.current) state.seen.set(marker, t);
+    state.current = [];
+  };
+  const frame = () => {
+    state.current.push(...state.next);
+    state.next = [];
+    channel.port2.postMessage(null);
+    raf(frame);
+  };
+  raf(frame);
+  globalThis.__streamBench = state;
+}
+
+/** Feeds an answer to the chat store piece by piece (as its delta handler does) and times it on screen. */
+async function replay({ pieces, last }) {
+  const now = () => performance.timeOrigin + performance.now();
+  const chat = document.querySelector('#app').__vue_app__.config.globalProperties.$pinia._s.get('chat');
+  const at = chat.messages.findLastIndex((m) => m.role === 'assistant');
+  const original = chat.messages[at];
+  const channel = new MessageChannel();
+  let wake;
+  channel.port1.onmessage = () => wake();
+  const nextTask = () => new Promise((resolve) => { wake = resolve; channel.port2.postMessage(null); });
+  const painted = () => new Promise((resolve) => requestAnimationFrame(() => nextTask().then(() => resolve(now()))));
+  const shown = () => [...document.querySelectorAll('article.assistant .markdown')].at(-1)?.textContent.includes(last);
+  chat.messages = chat.messages.with(at, { ...original, text: '', status: 'streaming' });
+  await painted();
+  await painted();
+  const start = now();
+  for (const piece of pieces) {
+    const list = chat.messages;
+    const message = list[at];
+    chat.messages = list.with(at, { ...message, text: message.text + piece });
+    await nextTask();
+  }
+  const applied = now();
+  let end = await painted();
+  while (!shown()) end = await painted();
+  chat.messages = chat.messages.with(at, original);
+  await painted();
+  return { ms: end - start, applyMs: applied - start };
+}
+
+// ——— Node side ———
+
+/** Offset of the page's clock against Node's (page − node), from the round trip with the least time. */
+async function clockOffset(page) {
+  let best;
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.timeOrigin + performance.now();
+    const p = await page.evaluate(() => performance.timeOrigin + performance.now());
+    const t1 = performance.timeOrigin + performance.now();
+    if (!best || t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: p - (t0 + t1) / 2 };
+  }
+  return best;
+}
+
+const fmt = (ms) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : '—');
+
+async function measure(browserName) {
+  const model = await startModelServer();
+  const h = await launch(browserName);
+  try {
+    (await configureProvider(h, { baseUrl: model.url })).close();
+    const sidebar = await openSidebar(h);
+    await sidebar.raw.bringToFront();
+    const clock = await clockOffset(sidebar);
+
+    // 1. Chunk-to-screen, 50 KB at 2,000 tokens/s.
+    const pieces = makeAnswer(50 * KB, 'Q');
+    const chars = pieces.join('').length;
+    model.setScript(() => ({ chunks: pieces, charsPerSecond: CHARS_PER_SECOND }));
+    await sidebar.evaluate(installRecorder);
+    await sendMessage(sidebar, 'Stream the long answer.');
+    const last = `Q${pieces.length - 1}Z`;
+    await sidebar.waitFor((marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), last, { timeout: 600_000 });
+    await waitForIdle(sidebar, 60_000);
+    const written = model.requests.at(-1).chunkWrittenAt;
+    const seen = await sidebar.evaluate((n) => Array.from({ length: n }, (_, i) => globalThis.__streamBench.seen.get(`Q${i}Z`) ?? null), pieces.length);
+    const latencies = seen.map((t, i) => (t == null || !Number.isFinite(t) ? NaN : t - written[i])).filter(Number.isFinite);
+    const streamSeconds = (written.at(-1) - written[0]) / 1000;
+
+    console.log(`\n## Token-to-screen in ${browserName}\n`);
+    console.log(
+      `answer: ${(chars / KB).toFixed(1)} KB in ${pieces.length} pieces (≈ ${(chars / pieces.length / 4).toFixed(1)} tokens each), ` +
+        `written in ${streamSeconds.toFixed(2)} s = ${(chars / 4 / streamSeconds).toFixed(0)} tokens/s; ` +
+        `clock page − node: ${clock.offset.toFixed(2)} ms (round trip ${clock.rtt.toFixed(2)} ms)`,
+    );
+    table([
+      ['chunk written → on screen', 'p50', 'p95', 'max', 'pieces seen'],
+      ['latency', fmt(quantile(latencies, 0.5)), fmt(quantile(latencies, 0.95)), fmt(Math.max(...latencies)), `${latencies.length}/${pieces.length}`],
+    ]);
+
+    // 2. Render cost by answer size, same page.
+    const rows = [['answer', 'pieces', 'total render', 'µs per KB', 'size ratio', 'time ratio']];
+    let base;
+    let previous = 0;
+    for (const kb of [12.5, 25, 50, 100]) {
+      const answer = makeAnswer(kb * KB, 'R', 11);
+      const size = answer.join('').length;
+      if (previous > SKIP_AFTER_MS) {
+        rows.push([`${kb} KB`, answer.length, `skipped (previous size took > ${SKIP_AFTER_MS / 1000} s)`, '', '', '']);
+        continue;
+      }
+      // Started in the page and polled: one long evaluate would outlast puppeteer's protocol timeout.
+      await sidebar.evaluate(
+        `globalThis.__replay = undefined; void (${replay})(${JSON.stringify({ pieces: answer, last: `R${answer.length - 1}Z` })})` +
+          '.then((r) => { globalThis.__replay = r; }, (e) => { globalThis.__replay = { error: String(e) }; })',
+      );
+      await sidebar.waitFor(() => globalThis.__replay !== undefined, undefined, { timeout: 1_800_000 });
+      const result = await sidebar.evaluate(() => globalThis.__replay);
+      if (result.error) throw new Error(result.error);
+      previous = result.ms;
+      base ??= { ms: result.ms, size };
+      rows.push([
+        `${kb} KB`,
+        answer.length,
+        fmt(result.ms),
+        ((result.ms * 1000) / (size / KB)).toFixed(0),
+        (size / base.size).toFixed(2),
+        (result.ms / base.ms).toFixed(2),
+      ]);
+    }
+    console.log('\nRender cost (pieces fed to the store back to back, until the last one is on screen):');
+    table(rows);
+    await sidebar.close();
+  } finally {
+    await h.close();
+    await model.close();
+  }
+}
+
+if (!args.includes('--no-build')) {
+  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync('npx', ['wxt', 'build', '-b', 'firefox'], { cwd: ROOT, stdio: 'ignore' });
+}
+for (const b of selected) await measure(b);
