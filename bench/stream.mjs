@@ -16,7 +16,8 @@
 //
 // Clocks: the server stamps with performance.timeOrigin + performance.now() in Node, the page with
 // the same expression in the page: both epoch milliseconds on this machine's clock. The script
-// checks the offset between the two (round trips, best of 15) and prints it.
+// measures the offset between the two (15 round trips, the shortest counts), prints it and takes
+// it off the page's times.
 
 import { execFileSync } from 'node:child_process';
 import { startModelServer } from '../tests/model-server/server.mjs';
@@ -150,7 +151,8 @@ function installRecorder() {
   const now = () => performance.timeOrigin + performance.now();
   const re = /\b[A-Z]\d+Z\b/g;
   // seen: marker → end of the frame that painted it; inDom: marker → when the DOM first had it.
-  const state = { seen: new Map(), inDom: new Map(), arrived: new Map(), current: [], next: [] };
+  // callbackMs: the time of each animation frame callback of the app (where the Markdown renders).
+  const state = { seen: new Map(), inDom: new Map(), arrived: new Map(), callbackMs: [], current: [], next: [] };
   // A second subscription to the background's events, as the sidebar's own (core/ui/events.ts):
   // when each piece reaches the page, before the app handles it.
   const events = (globalThis.browser ?? globalThis.chrome).runtime.connect({ name: 'sidequest:events' });
@@ -181,10 +183,12 @@ function installRecorder() {
   const raf = window.requestAnimationFrame.bind(window);
   window.requestAnimationFrame = (callback) =>
     raf((t) => {
+      const start = performance.now();
       try {
         callback(t);
       } finally {
         take(observer.takeRecords(), true);
+        state.callbackMs.push(performance.now() - start);
       }
     });
   const channel = new MessageChannel();
@@ -285,15 +289,16 @@ async function measure(browserName) {
     const after = cdp && (await metrics());
     await waitForIdle(sidebar, 60_000);
     const written = model.requests.at(-1).chunkWrittenAt;
-    const { seen, inDom, arrived } = await sidebar.evaluate((n) => {
+    const { seen, inDom, arrived, callbackMs } = await sidebar.evaluate((n) => {
       const pick = (map) => Array.from({ length: n }, (_, i) => map.get(`Q${i}Z`) ?? null);
       const b = globalThis.__streamBench;
-      return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived) };
+      return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived), callbackMs: b.callbackMs };
     }, pieces.length);
-    const latencies = seen.map((t, i) => (t == null || !Number.isFinite(t) ? NaN : t - written[i])).filter(Number.isFinite);
-    const toPage = arrived.map((t, i) => (t == null ? NaN : t - written[i])).filter(Number.isFinite);
+    // Page times on Node's clock: less the offset measured before the stream.
+    const latencies = seen.map((t, i) => (t == null || !Number.isFinite(t) ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
+    const toPage = arrived.map((t, i) => (t == null ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
     const pageToScreen = seen.map((t, i) => (t == null || !Number.isFinite(t) || arrived[i] == null ? NaN : t - arrived[i])).filter(Number.isFinite);
-    const toDom = inDom.map((t, i) => (t == null ? NaN : t - written[i])).filter(Number.isFinite);
+    const toDom = inDom.map((t, i) => (t == null ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
     const toPaint = seen.map((t, i) => (t == null || inDom[i] == null ? NaN : t - inDom[i])).filter(Number.isFinite);
     const streamSeconds = (written.at(-1) - written[0]) / 1000;
 
@@ -301,7 +306,7 @@ async function measure(browserName) {
     console.log(
       `answer: ${(chars / KB).toFixed(1)} KB in ${pieces.length} pieces (≈ ${(chars / pieces.length / 4).toFixed(1)} tokens each), ` +
         `written in ${streamSeconds.toFixed(2)} s = ${(chars / 4 / streamSeconds).toFixed(0)} tokens/s; ` +
-        `clock page − node: ${clock.offset.toFixed(2)} ms (round trip ${clock.rtt.toFixed(2)} ms)`,
+        `clock page − node: ${clock.offset.toFixed(2)} ms (round trip ${clock.rtt.toFixed(2)} ms; page times are corrected by it)`,
     );
     table([
       ['chunk written → on screen', 'p50', 'p95', 'max', 'pieces seen'],
@@ -312,6 +317,12 @@ async function measure(browserName) {
       ['  in the DOM → frame painted', fmt(quantile(toPaint, 0.5)), fmt(quantile(toPaint, 0.95)), fmt(Math.max(...toPaint)), ''],
     ]);
 
+    if (callbackMs.length) {
+      console.log(
+        `the app's animation frame callbacks (the Markdown renders): ${callbackMs.length}, ` +
+          `${callbackMs.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50 ${fmt(quantile(callbackMs, 0.5))}, p95 ${fmt(quantile(callbackMs, 0.95))}, max ${fmt(Math.max(...callbackMs))}`,
+      );
+    }
     if (cdp) {
       const busy = (k) => `${((after[k] - before[k]) * 1000).toFixed(0)} ms`;
       console.log(
