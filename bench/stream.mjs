@@ -31,6 +31,8 @@ const ROUNDS = 5;
 const REPEAT_UNDER_MS = 10_000; // render-cost runs that took longer are not repeated
 const SKIP_AFTER_MS = 90_000; // a size that took longer is not doubled (the code before this work took minutes)
 const args = process.argv.slice(2);
+const STREAMS = Number(args.find((a) => a.startsWith('--streams='))?.slice(10) ?? 3); // latency runs per browser
+const SPLIT = !args.includes('--no-split'); // the bench's own subscription to the page's events (one more message a piece)
 const browsers = args.filter((a) => !a.startsWith('--'));
 const selected = browsers.length ? browsers : ['chromium', 'firefox'];
 
@@ -147,16 +149,16 @@ export function makeAnswer(size, prefix = 'Q', seed = 7) {
  * are done). `requestAnimationFrame` is wrapped to collect the records of mutations made inside
  * callbacks before the frame goes on.
  */
-function installRecorder() {
+function installRecorder(split) {
   const now = () => performance.timeOrigin + performance.now();
   const re = /\b[A-Z]\d+Z\b/g;
   // seen: marker → end of the frame that painted it; inDom: marker → when the DOM first had it.
   // callbackMs: the time of each animation frame callback of the app (where the Markdown renders).
-  const state = { seen: new Map(), inDom: new Map(), arrived: new Map(), callbackMs: [], current: [], next: [] };
+  const state = { seen: new Map(), inDom: new Map(), arrived: new Map(), callbackMs: [], frameGaps: [], current: [], next: [] };
   // A second subscription to the background's events, as the sidebar's own (core/ui/events.ts):
   // when each piece reaches the page, before the app handles it.
-  const events = (globalThis.browser ?? globalThis.chrome).runtime.connect({ name: 'sidequest:events' });
-  events.onMessage.addListener((event) => {
+  const events = split ? (globalThis.browser ?? globalThis.chrome).runtime.connect({ name: 'sidequest:events' }) : undefined;
+  events?.onMessage.addListener((event) => {
     if (event?.type !== 'delta') return;
     const t = now();
     for (const m of event.text.matchAll(re)) if (!state.arrived.has(m[0])) state.arrived.set(m[0], t);
@@ -197,7 +199,11 @@ function installRecorder() {
     for (const marker of state.current) state.seen.set(marker, t);
     state.current = [];
   };
+  let lastFrame = 0;
   const frame = () => {
+    const t = now();
+    if (lastFrame) state.frameGaps.push([t - lastFrame, t]);
+    lastFrame = t;
     state.current.push(...state.next);
     state.next = [];
     channel.port2.postMessage(null);
@@ -273,63 +279,100 @@ async function measure(browserName) {
     await sidebar.raw.bringToFront();
     const clock = await clockOffset(sidebar);
 
-    // 1. Chunk-to-screen, 50 KB at 2,000 tokens/s.
-    const pieces = makeAnswer(50 * KB, 'Q');
-    const chars = pieces.join('').length;
-    model.setScript(() => ({ chunks: pieces, charsPerSecond: CHARS_PER_SECOND }));
-    await sidebar.evaluate(installRecorder);
+    // 1. Chunk-to-screen, 50 KB at 2,000 tokens/s, STREAMS times (each in a new conversation).
+    await sidebar.evaluate(installRecorder, SPLIT);
     // Chromium only: the page's main-thread time during the stream, from the DevTools protocol.
     const cdp = h.context ? await h.context.newCDPSession(sidebar.raw) : undefined;
     await cdp?.send('Performance.enable');
     const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
-    const before = cdp && (await metrics());
-    await sendMessage(sidebar, 'Stream the long answer.');
-    const last = `Q${pieces.length - 1}Z`;
-    await pollPage(sidebar, (marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), last, 900_000);
-    const after = cdp && (await metrics());
-    await waitForIdle(sidebar, 60_000);
-    const written = model.requests.at(-1).chunkWrittenAt;
-    const { seen, inDom, arrived, callbackMs } = await sidebar.evaluate((n) => {
-      const pick = (map) => Array.from({ length: n }, (_, i) => map.get(`Q${i}Z`) ?? null);
-      const b = globalThis.__streamBench;
-      return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived), callbackMs: b.callbackMs };
-    }, pieces.length);
-    // Page times on Node's clock: less the offset measured before the stream.
-    const latencies = seen.map((t, i) => (t == null || !Number.isFinite(t) ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
-    const toPage = arrived.map((t, i) => (t == null ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
-    const pageToScreen = seen.map((t, i) => (t == null || !Number.isFinite(t) || arrived[i] == null ? NaN : t - arrived[i])).filter(Number.isFinite);
-    const toDom = inDom.map((t, i) => (t == null ? NaN : t - clock.offset - written[i])).filter(Number.isFinite);
-    const toPaint = seen.map((t, i) => (t == null || inDom[i] == null ? NaN : t - inDom[i])).filter(Number.isFinite);
-    const streamSeconds = (written.at(-1) - written[0]) / 1000;
+    const runs = [];
+    let chars = 0;
+    let count = 0;
+    for (let run = 0; run < STREAMS; run++) {
+      const prefix = 'QPN'[run % 3];
+      const pieces = makeAnswer(50 * KB, prefix);
+      chars = pieces.join('').length;
+      count = pieces.length;
+      model.setScript(() => ({ chunks: pieces, charsPerSecond: CHARS_PER_SECOND }));
+      if (run > 0) await sidebar.click('button', 'New conversation');
+      await sidebar.evaluate(() => {
+        const b = globalThis.__streamBench;
+        b.streamStart = performance.timeOrigin + performance.now();
+        b.callbackMs.length = 0;
+      });
+      const before = cdp && (await metrics());
+      await sendMessage(sidebar, `Stream the long answer (${run + 1}).`);
+      await pollPage(sidebar, (marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), `${prefix}${pieces.length - 1}Z`, 900_000);
+      const after = cdp && (await metrics());
+      await waitForIdle(sidebar, 60_000);
+      const written = model.requests.at(-1).chunkWrittenAt;
+      const { seen, inDom, arrived, callbackMs, frameGaps } = await sidebar.evaluate(
+        ([p, n]) => {
+          const b = globalThis.__streamBench;
+          const pick = (map) => Array.from({ length: n }, (_, i) => map.get(`${p}${i}Z`) ?? null);
+          return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived), callbackMs: b.callbackMs, frameGaps: b.frameGaps.filter(([, t]) => t >= b.streamStart) };
+        },
+        [prefix, pieces.length],
+      );
+      // Page times on Node's clock: less the offset measured before the streams.
+      const page = (t) => (t == null || !Number.isFinite(t) ? NaN : t - clock.offset);
+      const diffs = (from, to) => to.map((t, i) => t - from[i]).filter(Number.isFinite);
+      const seenAt = seen.map(page);
+      const arrivedAt = arrived.map(page);
+      const inDomAt = inDom.map(page);
+      const busy = cdp && ((k) => (after[k] - before[k]) * 1000);
+      runs.push({
+        latency: diffs(written, seenAt),
+        toPage: diffs(written, arrivedAt),
+        pageToScreen: diffs(arrivedAt, seenAt),
+        toDom: diffs(written, inDomAt),
+        toPaint: diffs(inDomAt, seenAt),
+        seconds: (written.at(-1) - written[0]) / 1000,
+        gaps: frameGaps.map(([gap]) => gap),
+        callbackMs,
+        main: busy && { tasks: busy('TaskDuration'), script: busy('ScriptDuration'), style: busy('RecalcStyleDuration'), layout: busy('LayoutDuration'), of: (after.Timestamp - before.Timestamp) * 1000 },
+      });
+    }
+    await cdp?.detach();
 
     console.log(`\n## Token-to-screen in ${browserName}\n`);
     console.log(
-      `answer: ${(chars / KB).toFixed(1)} KB in ${pieces.length} pieces (≈ ${(chars / pieces.length / 4).toFixed(1)} tokens each), ` +
-        `written in ${streamSeconds.toFixed(2)} s = ${(chars / 4 / streamSeconds).toFixed(0)} tokens/s; ` +
+      `answer: ${(chars / KB).toFixed(1)} KB in ${count} pieces (≈ ${(chars / count / 4).toFixed(1)} tokens each), ` +
+        `written in ${runs.map((r) => r.seconds.toFixed(2)).join(' / ')} s = ${(chars / 4 / runs[0].seconds).toFixed(0)} tokens/s; ` +
         `clock page − node: ${clock.offset.toFixed(2)} ms (round trip ${clock.rtt.toFixed(2)} ms; page times are corrected by it)`,
     );
-    table([
-      ['chunk written → on screen', 'p50', 'p95', 'max', 'pieces seen'],
-      ['latency', fmt(quantile(latencies, 0.5)), fmt(quantile(latencies, 0.95)), fmt(Math.max(...latencies)), `${latencies.length}/${pieces.length}`],
-      ['  written → event reaches the page', fmt(quantile(toPage, 0.5)), fmt(quantile(toPage, 0.95)), fmt(Math.max(...toPage)), ''],
-      ['  event reaches the page → on screen', fmt(quantile(pageToScreen, 0.5)), fmt(quantile(pageToScreen, 0.95)), fmt(Math.max(...pageToScreen)), ''],
-      ['  written → in the DOM', fmt(quantile(toDom, 0.5)), fmt(quantile(toDom, 0.95)), fmt(Math.max(...toDom)), ''],
-      ['  in the DOM → frame painted', fmt(quantile(toPaint, 0.5)), fmt(quantile(toPaint, 0.95)), fmt(Math.max(...toPaint)), ''],
-    ]);
-
-    if (callbackMs.length) {
-      console.log(
-        `the app's animation frame callbacks (the Markdown renders): ${callbackMs.length}, ` +
-          `${callbackMs.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50 ${fmt(quantile(callbackMs, 0.5))}, p95 ${fmt(quantile(callbackMs, 0.95))}, max ${fmt(Math.max(...callbackMs))}`,
-      );
+    const p = (values, q) => fmt(quantile(values, q));
+    const latencyRows = [['chunk written → on screen', 'p50', 'p95', 'max', 'seen']];
+    for (const [i, r] of runs.entries()) {
+      latencyRows.push([`stream ${i + 1}: latency`, p(r.latency, 0.5), p(r.latency, 0.95), fmt(Math.max(...r.latency)), `${r.latency.length}/${count}`]);
+      if (SPLIT) {
+        latencyRows.push(['  written → event reaches the page', p(r.toPage, 0.5), p(r.toPage, 0.95), fmt(Math.max(...r.toPage)), '']);
+        latencyRows.push(['  event reaches the page → on screen', p(r.pageToScreen, 0.5), p(r.pageToScreen, 0.95), fmt(Math.max(...r.pageToScreen)), '']);
+      }
+      latencyRows.push(['  written → in the DOM', p(r.toDom, 0.5), p(r.toDom, 0.95), fmt(Math.max(...r.toDom)), '']);
+      latencyRows.push(['  in the DOM → frame painted', p(r.toPaint, 0.5), p(r.toPaint, 0.95), fmt(Math.max(...r.toPaint)), '']);
     }
-    if (cdp) {
-      const busy = (k) => `${((after[k] - before[k]) * 1000).toFixed(0)} ms`;
+    const median = (f) => fmt(quantile(runs.map(f), 0.5));
+    latencyRows.push([
+      `median of the ${runs.length} streams`,
+      median((r) => quantile(r.latency, 0.5)),
+      median((r) => quantile(r.latency, 0.95)),
+      median((r) => Math.max(...r.latency)),
+      '',
+    ]);
+    table(latencyRows);
+    console.log('');
+    for (const [i, r] of runs.entries()) {
+      const cb = r.callbackMs;
       console.log(
-        `sidebar page's main thread during the stream: tasks ${busy('TaskDuration')}, script ${busy('ScriptDuration')}, ` +
-          `style ${busy('RecalcStyleDuration')}, layout ${busy('LayoutDuration')} (of ${((after.Timestamp - before.Timestamp) * 1000).toFixed(0)} ms)`,
+        `stream ${i + 1}: frames ${r.gaps.length}, p95 gap ${p(r.gaps, 0.95)}, ${r.gaps.filter((g) => g > 40).length} over 40 ms, longest ${fmt(Math.max(...r.gaps))}; ` +
+          `the app's animation frame callbacks (the Markdown renders) ${cb.length}, ${cb.reduce((x, y) => x + y, 0).toFixed(0)} ms in all, ` +
+          `p50 ${p(cb, 0.5)}, p95 ${p(cb, 0.95)}, max ${fmt(Math.max(...cb))}` +
+          (r.main
+            ? `; page's main thread: tasks ${r.main.tasks.toFixed(0)} ms (script ${r.main.script.toFixed(0)}, style ${r.main.style.toFixed(0)}, ` +
+              `layout ${r.main.layout.toFixed(0)}) of ${r.main.of.toFixed(0)} ms`
+            : ''),
       );
-      await cdp.detach();
     }
 
     // 2. Render cost by answer size, same page: an unreported run first (a warm JIT for all), then
