@@ -29,14 +29,17 @@ export interface MarkdownUpdate {
 export class MarkdownStream {
   private settledText = '';
   private whole = false;
+  private last = '';
 
   update(text: string): MarkdownUpdate {
     let reset = false;
-    if (!text.startsWith(this.settledText)) {
+    if (!text.startsWith(this.last)) {
+      // Not a continuation (another text, or a shorter snapshot): start afresh.
       this.settledText = '';
       this.whole = false;
       reset = true;
     }
+    this.last = text;
     const tail = text.slice(this.settledText.length);
     if (!this.whole && /[\r\0]/.test(tail)) this.whole = true;
     if (this.whole) return this.renderWhole(text);

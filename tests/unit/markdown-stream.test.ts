@@ -62,6 +62,13 @@ describe('MarkdownStream', () => {
     const update = renderer.update('# Two\n\nother');
     expect(update.reset).toBe(true);
     expect(update.settled + update.open).toBe(renderMarkdown('# Two\n\nother'));
+    // Also after a text that had to be rendered whole: the next one is incremental again.
+    renderer.update('[a]: https://example.com\n\nx');
+    const first = renderer.update('# Three\n\npara\n\nmore\n\nend');
+    expect(first.reset).toBe(true);
+    expect(first.settled + first.open).toBe(renderMarkdown('# Three\n\npara\n\nmore\n\nend'));
+    const next = renderer.update('# Three\n\npara\n\nmore\n\nend.');
+    expect(next.reset).toBe(false);
   });
 
   it('equals the whole render at every step of random block sequences (fuzz)', () => {
