@@ -16,6 +16,9 @@ md.renderer.rules.image = (tokens, idx, options, env, self) => {
   return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt)}</a>`;
 };
 
+/** The configured markdown-it instance (for `markdown-stream.ts`, which renders parts of a text). */
+export const markdownIt = md;
+
 let hooked = false;
 function ensureHooks(): void {
   if (hooked) return;
@@ -28,11 +31,16 @@ function ensureHooks(): void {
   });
 }
 
-/** Renders Markdown from the model (or a page) to sanitized HTML. */
-export function renderMarkdown(text: string): string {
+/** Sanitizes HTML that `markdownIt` rendered, as `renderMarkdown` does. */
+export function sanitizeMarkdownHtml(html: string): string {
   ensureHooks();
-  return DOMPurify.sanitize(md.render(text), {
+  return DOMPurify.sanitize(html, {
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'img'],
     FORBID_ATTR: ['style'],
   });
+}
+
+/** Renders Markdown from the model (or a page) to sanitized HTML. */
+export function renderMarkdown(text: string): string {
+  return sanitizeMarkdownHtml(md.render(text));
 }

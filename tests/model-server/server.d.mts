@@ -16,6 +16,10 @@ export interface Reply {
   hang?: boolean;
   chunkSize?: number;
   delayMs?: number;
+  /** Explicit content pieces, sent instead of `text` cut into `chunkSize` pieces. */
+  chunks?: string[];
+  /** Paces `chunks` at this many characters per second (absolute schedule). */
+  charsPerSecond?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
 }
 export interface ScriptRequest {
@@ -28,6 +32,8 @@ export interface ScriptRequest {
   headers: http.IncomingHttpHeaders;
   receivedAt: number;
   lastByteAt?: number;
+  /** When each of `chunks` was written, in epoch ms (performance.timeOrigin + performance.now()). */
+  chunkWrittenAt?: number[];
 }
 export type Script = (request: ScriptRequest) => Reply | Promise<Reply>;
 export function contentText(message: unknown): string;

@@ -20,6 +20,8 @@ import http from 'node:http';
  *   hang?: boolean,
  *   chunkSize?: number,
  *   delayMs?: number,
+ *   chunks?: string[],
+ *   charsPerSecond?: number,
  *   usage?: { prompt_tokens: number, completion_tokens: number },
  * }} Reply
  * @typedef {{
@@ -32,6 +34,7 @@ import http from 'node:http';
  *   headers: http.IncomingHttpHeaders,
  *   receivedAt: number,
  *   lastByteAt?: number,
+ *   chunkWrittenAt?: number[],
  * }} ScriptRequest
  * @typedef {(request: ScriptRequest) => Reply | Promise<Reply>} Script
  */
@@ -180,7 +183,25 @@ export async function startModelServer(options = {}) {
     }
     const size = reply.chunkSize ?? 12;
     const text = reply.text ?? '';
-    for (let i = 0; i < text.length; i += size) await send(chunk({ content: text.slice(i, i + size) }));
+    if (reply.chunks) {
+      // Explicit pieces, optionally paced on an absolute schedule (piece i leaves when the pieces
+      // before it have taken their share of time at `charsPerSecond`, so timer lateness does not
+      // add up). Each write's time is kept, in epoch milliseconds with sub-millisecond precision
+      // (performance.timeOrigin + performance.now(), comparable with a page's on this machine).
+      request.chunkWrittenAt = [];
+      const start = performance.now();
+      let sent = 0;
+      for (const piece of reply.chunks) {
+        if (reply.charsPerSecond) {
+          const due = start + (sent / reply.charsPerSecond) * 1000;
+          const wait = due - performance.now();
+          if (wait > 0) await sleep(wait);
+        }
+        await send(chunk({ content: piece }));
+        request.chunkWrittenAt.push(performance.timeOrigin + performance.now());
+        sent += piece.length;
+      }
+    } else for (let i = 0; i < text.length; i += size) await send(chunk({ content: text.slice(i, i + size) }));
     if (reply.disconnect) {
       await sleep(50); // let what was written reach the client, then cut the connection
       res.socket?.destroy();
