@@ -146,6 +146,7 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function setMessages(all: StoredMessage[]): void {
+    pendingText.clear();
     toolResults.clear();
     const list: Array<Exclude<StoredMessage, ToolMessage>> = [];
     for (const m of all) {
@@ -172,7 +173,41 @@ export const useChatStore = defineStore('chat', () => {
     messages.value = list.toSpliced(i, 0, message);
   }
 
+  /**
+   * Streamed text waiting to be shown, by message id. Pieces arrive far more often than frames
+   * (hundreds a second): they are joined here and shown once per animation frame, so the page
+   * renders each frame once instead of once per piece.
+   */
+  const pendingText = new Map<string, string>();
+  let flushHandle: { frame?: number; timer?: ReturnType<typeof setTimeout> } | undefined;
+
+  function scheduleFlush(): void {
+    if (flushHandle) return;
+    flushHandle = {};
+    // A hidden page gets no animation frames: the timer shows the text anyway.
+    if (typeof requestAnimationFrame === 'function') flushHandle.frame = requestAnimationFrame(() => flushDeltas());
+    flushHandle.timer = setTimeout(() => flushDeltas(), 100);
+  }
+
+  /** Shows the streamed text that is waiting (also called before any other event is applied). */
+  function flushDeltas(): void {
+    if (flushHandle?.frame !== undefined) cancelAnimationFrame(flushHandle.frame);
+    clearTimeout(flushHandle?.timer);
+    flushHandle = undefined;
+    if (!pendingText.size) return;
+    let list = messages.value;
+    for (const [id, text] of pendingText) {
+      const at = list.findIndex((m) => m.id === id);
+      const message = list[at];
+      if (message && message.role === 'assistant' && text.length > message.text.length) list = list.with(at, { ...message, text });
+    }
+    pendingText.clear();
+    messages.value = list;
+  }
+
   function onEvent(event: UiEvent): void {
+    // Pieces waiting for a frame come before whatever this event changes.
+    if (event.type !== 'delta') flushDeltas();
     switch (event.type) {
       case 'conversation':
         upsertConversation(event.conversation);
@@ -185,15 +220,15 @@ export const useChatStore = defineStore('chat', () => {
         break;
       case 'delta': {
         if (event.conversationId !== activeId.value) break;
-        const list = messages.value;
-        const at = list.findIndex((m) => m.id === event.messageId);
-        const message = list[at];
+        const message = messages.value.find((m) => m.id === event.messageId);
         if (!message || message.role !== 'assistant') break;
         // The snapshot may already hold part of this piece, or miss an earlier one; the final
         // message event always brings the whole text.
-        const have = message.text.length;
+        const text = pendingText.get(event.messageId) ?? message.text;
+        const have = text.length;
         if (have < event.offset || have >= event.offset + event.text.length) break;
-        messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
+        pendingText.set(event.messageId, text + event.text.slice(have - event.offset));
+        scheduleFlush();
         break;
       }
       case 'tool-activity': {
@@ -229,5 +264,6 @@ export const useChatStore = defineStore('chat', () => {
     rename,
     remove,
     checkProvider,
+    flushDeltas,
   };
 });
