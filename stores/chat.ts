@@ -174,26 +174,27 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   /**
-   * Streamed text waiting to be shown, by message id. Pieces arrive far more often than frames
-   * (hundreds a second): they are joined here and shown once per animation frame, so the page
-   * renders each frame once instead of once per piece.
+   * Streamed text waiting to be shown, by message id. Pieces can arrive far faster than the page
+   * renders (hundreds a second, several queued at once when the page is busy): those already
+   * queued are joined and applied in one go, in the next task, so a burst costs one update, not
+   * one per piece. (Not per animation frame: the Markdown view already renders once per frame,
+   * and waiting for a frame here too would show each piece a frame later.)
    */
   const pendingText = new Map<string, string>();
-  let flushHandle: { frame?: number; timer?: ReturnType<typeof setTimeout> } | undefined;
+  let flushScheduled = false;
+  const flushChannel = typeof MessageChannel === 'function' ? new MessageChannel() : undefined;
+  if (flushChannel) flushChannel.port1.onmessage = () => flushDeltas();
 
   function scheduleFlush(): void {
-    if (flushHandle) return;
-    flushHandle = {};
-    // A hidden page gets no animation frames: the timer shows the text anyway.
-    if (typeof requestAnimationFrame === 'function') flushHandle.frame = requestAnimationFrame(() => flushDeltas());
-    flushHandle.timer = setTimeout(() => flushDeltas(), 100);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    if (flushChannel) flushChannel.port2.postMessage(null);
+    else setTimeout(() => flushDeltas(), 0);
   }
 
   /** Shows the streamed text that is waiting (also called before any other event is applied). */
   function flushDeltas(): void {
-    if (flushHandle?.frame !== undefined) cancelAnimationFrame(flushHandle.frame);
-    clearTimeout(flushHandle?.timer);
-    flushHandle = undefined;
+    flushScheduled = false;
     if (!pendingText.size) return;
     let list = messages.value;
     for (const [id, text] of pendingText) {
@@ -206,7 +207,7 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function onEvent(event: UiEvent): void {
-    // Pieces waiting for a frame come before whatever this event changes.
+    // Pieces waiting to be shown come before whatever this event changes.
     if (event.type !== 'delta') flushDeltas();
     switch (event.type) {
       case 'conversation':

@@ -84,7 +84,7 @@ describe('chat store', () => {
     emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'lo w', offset: 3 }); // overlaps
     emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: '!', offset: 42 }); // a gap: wait for the final message
     emit({ type: 'delta', conversationId: 'b', messageId: 'm2', text: 'other', offset: 6 }); // another conversation
-    // Shown together, once per frame.
+    // Shown together, in the next task.
     expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('');
     await vi.waitFor(() => expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello w'));
     emit({ type: 'message', message: assistant('m2', 2, 'Hello world!') });
