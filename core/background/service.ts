@@ -1,8 +1,7 @@
 import { browser } from 'wxt/browser';
 import { validators } from 'virtual:tool-validators';
 import { AgentRunner, type StepTiming } from '@/core/agent/loop';
-import { ProviderError } from '@/core/agent/errors';
-import { checkProvider, createOpenAICompatibleClient, type ModelClient, type ProviderConfig } from '@/core/agent/provider';
+import type { ModelClient } from '@/core/agent/provider';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
 import { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
@@ -13,18 +12,13 @@ import { sitePermissions } from '@/core/storage/site-permissions';
 import { SearchService } from '@/core/search/service';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
-import {
-  agentSettings,
-  pluginState,
-  ProviderSecrets,
-  providerSettings,
-  validateProviderSettings,
-} from '@/core/storage/settings';
+import { agentSettings, pluginState, ProviderSecrets } from '@/core/storage/settings';
 import { sessionTasks } from '@/core/storage/session';
 import { Workspace } from '@/core/workspace/workspace';
 import { showWaitingQuestions } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
+import { ProviderService } from './providers';
 import { QuestionDesk } from './questions';
 import { TaskBoard } from './task-board';
 
@@ -60,14 +54,14 @@ export interface BackgroundOptions {
 export function startBackground({ plugins }: BackgroundOptions) {
   const db = openDb();
   const store = new ConversationStore(db);
-  const secrets = new ProviderSecrets(db);
+  const providers = new ProviderService(new ProviderSecrets(db));
   const hub = new EventHub();
   // Page tools' schemas arrive at run time: validated by an interpreting validator (no eval).
   const registry = new ToolRegistry(precompiledValidators(validators, pageToolValidators), {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
-  const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
+  const getModelClient = (conversationId?: string) => providers.client(conversationId);
   const pageTools = new PageToolsManager({
     registry,
     permissions: { load: () => sitePermissions.getValue(), save: (all) => sitePermissions.setValue(all) },
@@ -115,16 +109,6 @@ export function startBackground({ plugins }: BackgroundOptions) {
       if (stepTimings.length > 1000) stepTimings.shift();
     },
   });
-
-  async function providerConfig(): Promise<ProviderConfig> {
-    const settings = await providerSettings.getValue();
-    try {
-      validateProviderSettings(settings);
-    } catch (error) {
-      throw new ProviderError({ kind: 'bad_request', message: `The provider settings are not usable: ${(error as Error).message}` });
-    }
-    return { ...settings, apiKey: await secrets.getApiKey() };
-  }
 
   function pluginInfos(): PluginInfo[] {
     return registry.listPlugins().map(({ plugin, enabled }) => ({
@@ -180,6 +164,7 @@ export function startBackground({ plugins }: BackgroundOptions) {
     questions.withdraw(id);
     await tasks.drop(id);
     await store.delete(id);
+    await providers.forget(id);
     hub.broadcast({ type: 'conversation-deleted', id });
   });
   handle('sendMessage', async ({ conversationId, text }) => {
@@ -189,14 +174,14 @@ export function startBackground({ plugins }: BackgroundOptions) {
     runner.stop(conversationId);
   });
   handle('resumeRun', ({ conversationId }) => runner.resume(conversationId));
-  handle('checkProvider', async () => checkProvider(await providerConfig().catch(() => providerSettings.getValue())));
-  handle('getProvider', async () => ({ ...(await providerSettings.getValue()), hasApiKey: Boolean(await secrets.getApiKey()) }));
-  handle('saveProvider', async ({ baseUrl, model, apiKey }) => {
-    const clean = validateProviderSettings({ baseUrl, model });
-    await providerSettings.setValue(clean);
-    if (apiKey !== undefined) await secrets.setApiKey(apiKey);
-    return { ...clean, hasApiKey: Boolean(await secrets.getApiKey()) };
-  });
+  // Model providers (core/background/providers.ts).
+  handle('checkProvider', () => providers.check());
+  handle('getProvider', () => providers.view());
+  handle('saveProvider', (data) => providers.save(data));
+  handle('deleteProviderProfile', ({ id }) => providers.remove(id));
+  handle('listModels', (data) => providers.models(data));
+  handle('getConversationModel', ({ conversationId }) => providers.getChoice(conversationId));
+  handle('setConversationModel', ({ conversationId, choice }) => providers.setChoice(conversationId, choice));
   handle('listPlugins', () => pluginInfos());
   handle('setPluginEnabled', async ({ id, enabled }) => {
     if (!registry.getPlugin(id)) throw new Error(`There is no plugin "${id}".`);
