@@ -1,6 +1,6 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
-import type { ModelInfo } from '@/core/agent/providers';
+import type { ModelInfo } from '@/core/agent/providers/common';
 import type { ConsentDecision, PageTabView, SitePermission } from '@/core/page-tools/types';
 import type { PendingQuestion } from '@/core/background/questions';
 import type { Task } from '@/core/background/task-board';

@@ -1,5 +1,6 @@
 import { storage } from 'wxt/utils/storage';
 import type { ProviderType, ToolMode } from '@/core/agent/provider';
+import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
 
@@ -111,7 +112,7 @@ export function validateProviderProfile(input: ProviderProfileInput): Omit<Provi
 }
 
 function defaultProfileName(type: ProviderType, baseUrl: string): string {
-  const labels: Record<ProviderType, string> = { 'openai-compatible': 'OpenAI-compatible', anthropic: 'Anthropic', google: 'Google Gemini', ollama: 'Ollama' };
+  const labels = PROVIDER_LABELS;
   try {
     return `${labels[type]} (${new URL(baseUrl).host})`;
   } catch {

@@ -1,5 +1,5 @@
 import { ProviderError } from '../errors';
-import type { ProviderConfig, ProviderType } from '../provider';
+import type { ProviderConfig } from '../provider';
 
 /** One model a provider lists. */
 export interface ModelInfo {
@@ -10,21 +10,7 @@ export interface ModelInfo {
   contextLength?: number;
 }
 
-/** What a provider type is called in the UI and in error messages. */
-export const PROVIDER_LABELS: Record<ProviderType, string> = {
-  'openai-compatible': 'OpenAI-compatible',
-  anthropic: 'Anthropic',
-  google: 'Google Gemini',
-  ollama: 'Ollama',
-};
-
-/** Where each provider type answers when the profile names no other address. */
-export const DEFAULT_BASE_URLS: Record<ProviderType, string> = {
-  'openai-compatible': 'http://localhost:11434/v1',
-  anthropic: 'https://api.anthropic.com/v1',
-  google: 'https://generativelanguage.googleapis.com/v1beta',
-  ollama: 'http://localhost:11434',
-};
+export { DEFAULT_BASE_URLS, PROVIDER_LABELS } from './meta';
 
 export function trimUrl(url: string): string {
   return url.trim().replace(/\/+$/, '');

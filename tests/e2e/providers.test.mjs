@@ -1,0 +1,139 @@
+// Every provider type end to end, in Chromium and Firefox: a profile made on the options page (by
+// the Provider select, Base URL, API key and Model fields and Save), then a chat in the sidebar in
+// which the model calls list_tabs through that provider's real wire format (scripted servers in
+// tests/model-server/: OpenAI SSE, Anthropic SSE events, Gemini's SSE stream, Ollama's NDJSON).
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAnthropicServer } from '../model-server/anthropic.mjs';
+import { startGeminiServer } from '../model-server/gemini.mjs';
+import { startOllamaServer } from '../model-server/ollama.mjs';
+import { startModelServer } from '../model-server/server.mjs';
+import { startFixtureServer } from './fixture-server.mjs';
+import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
+import { lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+
+const KEY = 'sk-provider-test';
+
+/** Chooses an option of a select by its visible text (both drivers select by value). */
+async function choose(page, label, optionText) {
+  const selector = await page.find('combobox', label);
+  const value = await page.evaluate(
+    ([s, text]) => [...document.querySelector(s).options].find((o) => o.textContent.trim() === text)?.value,
+    [selector, optionText],
+  );
+  assert.ok(value !== undefined, `the ${label} select offers "${optionText}"`);
+  await page.select(label, value);
+}
+
+/** Makes a new profile on the options page and saves it (it becomes the default). */
+async function addProfile(h, { provider, baseUrl, apiKey, model }) {
+  const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
+  await options.click('link', 'Model provider');
+  await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+  await choose(options, 'Profile', 'New profile…');
+  await choose(options, 'Provider', provider);
+  await options.fill('Base URL', baseUrl);
+  if (apiKey) await options.fill('API key', apiKey);
+  await options.fill('Model', model);
+  await options.click('button', 'Save');
+  await options.waitForText('Saved.');
+  return options;
+}
+
+for (const browserName of selectedBrowsers()) {
+  describe(`providers in ${browserName}`, { timeout: 300_000 }, () => {
+    let h;
+    let site;
+    const servers = {};
+
+    before(async () => {
+      servers.openai = await startModelServer({ apiKey: KEY });
+      servers.anthropic = await startAnthropicServer({ apiKey: KEY });
+      servers.gemini = await startGeminiServer({ apiKey: KEY });
+      servers.ollama = await startOllamaServer({ contextLength: 8192 });
+      site = await startFixtureServer();
+      h = await launch(browserName);
+      await h.newPage(site.url('/alpha.html'));
+    });
+
+    after(async () => {
+      await h?.close();
+      for (const server of Object.values(servers)) await server.close();
+      await site?.close();
+    });
+
+    const CASES = [
+      { name: 'OpenAI-compatible', server: 'openai', model: 'scripted-model', key: true },
+      { name: 'Anthropic', server: 'anthropic', model: 'claude-scripted', key: true },
+      { name: 'Google Gemini', server: 'gemini', model: 'gemini-scripted', key: true },
+      { name: 'Ollama', server: 'ollama', model: 'scripted-model', key: false },
+    ];
+
+    for (const c of CASES) {
+      test(`${c.name}: picked on the options page, a chat with a tool call`, async () => {
+        const server = servers[c.server];
+        server.reset();
+        const options = await addProfile(h, { provider: c.name, baseUrl: server.url, apiKey: c.key ? KEY : '', model: c.model });
+        // The provider's own model list, fetched through the background.
+        await options.click('button', 'Load models');
+        await options.waitForText('models listed');
+        await options.screenshot(screenshotPath(browserName, `options-provider-${c.server}`));
+        await options.close();
+
+        server.queue([{ text: 'Let me look at your tabs.', toolCalls: [{ name: 'list_tabs', arguments: {} }] }]);
+        const sidebar = await openSidebar(h);
+        await sidebar.click('button', 'New conversation');
+        await sendMessage(sidebar, 'Which tabs do I have open?');
+        await sidebar.waitForText('list_tabs', { within: 'main' });
+        await sidebar.waitForText('The tool answered:');
+        await sidebar.waitForText('Sidequest test page — Alpha', { within: 'article.assistant:last-of-type .markdown' });
+        await waitForIdle(sidebar);
+        assert.match(await lastAnswer(sidebar), /127\.0\.0\.1/);
+        await sidebar.waitForText(c.model, { within: 'header' });
+
+        // The requests went to this provider, the tool result went back in its format.
+        const chats = server.requests;
+        assert.equal(chats.length, 2, 'two model requests');
+        assert.ok(chats[0].toolNames.includes('list_tabs'));
+        const toolResult = chats[1].messages.find((m) => m.role === 'tool');
+        assert.ok(toolResult, 'the second request carries the tool result');
+        assert.match(toolResult.content, /Sidequest test page — Alpha/);
+        if (c.server === 'anthropic') assert.equal(chats[0].headers['anthropic-dangerous-direct-browser-access'], 'true');
+        if (c.server === 'ollama') assert.deepEqual(chats[0].body.options, { num_ctx: 8192 });
+        if (c.key && c.server !== 'openai') {
+          const header = c.server === 'anthropic' ? 'x-api-key' : 'x-goog-api-key';
+          assert.equal(chats[0].headers[header], KEY);
+        }
+        await sidebar.screenshot(screenshotPath(browserName, `sidebar-provider-${c.server}`));
+        await sidebar.close();
+      });
+    }
+
+    test('errors are worded the same for every provider', async () => {
+      const sidebar = await openSidebar(h);
+      // The Ollama profile is the default now (the last one saved).
+      servers.ollama.reset();
+      servers.ollama.queue([{ error: 'not_found' }]);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Hello unknown model');
+      await sidebar.waitForText('does not know this model');
+      await sidebar.waitForText('not found, try pulling it first');
+      await sidebar.close();
+    });
+
+    test('a key is never sent over plain http to another computer', async () => {
+      const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
+      await options.click('link', 'Model provider');
+      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await choose(options, 'Profile', 'New profile…');
+      await choose(options, 'Provider', 'OpenAI-compatible');
+      await options.fill('Base URL', 'http://models.example.com/v1');
+      await options.fill('API key', KEY);
+      await options.fill('Model', 'gpt-test');
+      await options.click('button', 'Save');
+      await options.waitForText('will not send the API key over plain http://');
+      await options.close();
+    });
+  });
+}
