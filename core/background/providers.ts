@@ -13,6 +13,9 @@ import {
   type ProviderSecrets,
 } from '@/core/storage/settings';
 
+/** The id the sidebar uses for a conversation not created yet. */
+export const NEW_CONVERSATION = 'new';
+
 /**
  * The background's side of model providers: profiles (settings + keys per profile), model lists,
  * the model picked per conversation, and model clients built from them. Keys never leave it.
@@ -132,6 +135,18 @@ export class ProviderService {
     } else delete all[conversationId];
     await conversationModels.setValue(all);
     return all[conversationId] ?? null;
+  }
+
+  /**
+   * A model picked before the conversation existed (the sidebar's new conversation, id `new`)
+   * goes to the conversation created next.
+   */
+  async adoptNew(conversationId: string): Promise<void> {
+    const all = await conversationModels.getValue();
+    const pending = all[NEW_CONVERSATION];
+    if (!pending) return;
+    const { [NEW_CONVERSATION]: _, ...rest } = all;
+    await conversationModels.setValue({ ...rest, [conversationId]: pending });
   }
 
   /** Forgets a deleted conversation's pick. */

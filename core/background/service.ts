@@ -150,6 +150,7 @@ export function startBackground({ plugins }: BackgroundOptions) {
   });
   handle('createConversation', async () => {
     const conversation = await store.create();
+    await providers.adoptNew(conversation.id);
     hub.broadcast({ type: 'conversation', conversation, running: false });
     return conversation;
   });

@@ -70,7 +70,7 @@ export interface ProtocolMap {
   deleteProviderProfile(data: { id: string }): ProviderView;
   /** The models a provider lists; `error` in words when it would not say. */
   listModels(data: ModelListRequest): { models: ModelInfo[]; error?: string };
-  /** The model picked for a conversation in the sidebar; null: the default profile's. */
+  /** The model picked for a conversation in the sidebar (id 'new': the next one created); null: the default profile's. */
   getConversationModel(data: { conversationId: string }): ModelChoice | null;
   /** Picks a conversation's model (null: back to the default); its next request uses it. */
   setConversationModel(data: { conversationId: string; choice: ModelChoice | null }): ModelChoice | null;

@@ -110,6 +110,47 @@ for (const browserName of selectedBrowsers()) {
       });
     }
 
+    test("the sidebar's model badge switches one conversation's model, from the lists or typed", async () => {
+      servers.anthropic.reset();
+      servers.ollama.reset();
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      // The default profile is the last one saved (Ollama).
+      await sidebar.click('button', 'Model: scripted-model');
+      await sidebar.find('textbox', 'Search models');
+      await sidebar.waitForText('claude-scripted');
+      await sidebar.waitForText('gemini-scripted');
+      await sidebar.fill('Search models', 'claude');
+      await sidebar.click('button', 'claude-scripted');
+      await sidebar.find('button', 'Model: claude-scripted');
+      await sendMessage(sidebar, 'Hello Claude');
+      await sidebar.waitForText('You said: Hello Claude');
+      await waitForIdle(sidebar);
+      assert.equal(servers.anthropic.requests.length, 1, 'the picked model answered');
+      assert.equal(servers.anthropic.requests[0].body.model, 'claude-scripted');
+      assert.equal(servers.ollama.requests.length, 0);
+
+      // A name no list offers: typed, it goes to the conversation's profile (Anthropic now).
+      await sidebar.click('button', 'Model: claude-scripted');
+      await sidebar.fill('Search models', 'claude-typed-by-hand');
+      await sidebar.click('button', 'Use “claude-typed-by-hand”', { exact: false });
+      await sidebar.find('button', 'Model: claude-typed-by-hand');
+      await sendMessage(sidebar, 'Hello again');
+      await sidebar.waitForText('You said: Hello again');
+      await waitForIdle(sidebar);
+      assert.equal(servers.anthropic.requests.at(-1).body.model, 'claude-typed-by-hand');
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-model-picker'));
+
+      // Another conversation keeps the default model; this one keeps its pick after a reload.
+      await sidebar.click('button', 'New conversation');
+      await sidebar.find('button', 'Model: scripted-model');
+      await sendMessage(sidebar, 'Hello default');
+      await sidebar.waitForText('You said: Hello default');
+      await waitForIdle(sidebar);
+      assert.equal(servers.ollama.requests.length, 1);
+      await sidebar.close();
+    });
+
     test('errors are worded the same for every provider', async () => {
       const sidebar = await openSidebar(h);
       // The Ollama profile is the default now (the last one saved).
