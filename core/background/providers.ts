@@ -1,8 +1,11 @@
 import { ProviderError } from '@/core/agent/errors';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
-import { checkProvider, createModelClient, describeListError, listModels, PROVIDER_LABELS, type ModelInfo } from '@/core/agent/providers';
+import { checkProvider, createAgentClient, describeListError, listModels, PROVIDER_LABELS, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
 import { assertKeyTransport } from '@/core/agent/providers/common';
 import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core/messaging/protocol';
+import type { ConversationStore } from '@/core/storage/conversations';
+import type { AssistantMessage } from '@/core/storage/db';
+import type { EventHub } from './events';
 import {
   conversationModels,
   providerSettings,
@@ -49,9 +52,12 @@ export class ProviderService {
     };
   }
 
-  /** A model client for the conversation (or the default profile); throws `ProviderError` if it cannot be built. */
-  async client(conversationId?: string): Promise<ModelClient> {
-    return createModelClient(await this.config(conversationId));
+  /**
+   * A model client for the conversation (or the default profile): prompted tool calls when the
+   * model has none, the context window kept. Throws `ProviderError` if it cannot be built.
+   */
+  async client(conversationId?: string, notice?: (kind: NoticeKind, text: string) => void): Promise<ModelClient> {
+    return createAgentClient(await this.config(conversationId), notice);
   }
 
   async check(): Promise<ProviderCheck> {
@@ -155,5 +161,29 @@ export class ProviderService {
     if (!(conversationId in all)) return;
     const { [conversationId]: _, ...rest } = all;
     await conversationModels.setValue(rest);
+  }
+}
+
+/**
+ * Writes a note from Sidequest into the conversation (shown in the sidebar, never sent to the
+ * model). Prompted tool calls are announced once per conversation.
+ */
+export async function addNotice(store: ConversationStore, hub: EventHub, conversationId: string, kind: NoticeKind, text: string): Promise<void> {
+  try {
+    if (kind === 'prompted-tools') {
+      const messages = await store.messages(conversationId);
+      if (messages.some((m) => m.role === 'assistant' && m.notice === kind)) return;
+    }
+    const message = await store.append<AssistantMessage>({
+      role: 'assistant',
+      conversationId,
+      text: `*${text}*`,
+      status: 'complete',
+      toolCalls: [],
+      notice: kind,
+    });
+    hub.broadcast({ type: 'message', message });
+  } catch (error) {
+    console.warn('[sidequest] could not write a notice', error);
   }
 }

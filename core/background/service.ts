@@ -18,7 +18,7 @@ import { Workspace } from '@/core/workspace/workspace';
 import { showWaitingQuestions } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
-import { ProviderService } from './providers';
+import { addNotice, ProviderService } from './providers';
 import { QuestionDesk } from './questions';
 import { TaskBoard } from './task-board';
 
@@ -61,7 +61,8 @@ export function startBackground({ plugins }: BackgroundOptions) {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
-  const getModelClient = (conversationId?: string) => providers.client(conversationId);
+  const getModelClient = (conversationId?: string) =>
+    providers.client(conversationId, conversationId ? (kind, text) => void addNotice(store, hub, conversationId, kind, text) : undefined);
   const pageTools = new PageToolsManager({
     registry,
     permissions: { load: () => sitePermissions.getValue(), save: (all) => sitePermissions.setValue(all) },

@@ -1,4 +1,6 @@
+import { withContextWindow } from '../context-window';
 import { ProviderError } from '../errors';
+import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig, ProviderType } from '../provider';
 import { createAnthropicClient, listAnthropicModels } from './anthropic';
 import { HttpError, PROVIDER_LABELS, type ModelInfo } from './common';
@@ -28,6 +30,22 @@ const LISTS: Record<ProviderType, (config: ProviderConfig, signal?: AbortSignal)
 /** The model client for a profile's provider type. Throws `ProviderError` when it cannot be built (no key, unsafe address). */
 export function createModelClient(config: ProviderConfig): ModelClient {
   return CLIENTS[config.type ?? 'openai-compatible'](config);
+}
+
+/** Where the agent's client says something to the conversation: prompted tool calls began, the context was shortened. */
+export type NoticeKind = 'prompted-tools' | 'context';
+
+/**
+ * The client an agent run uses: the provider's client, with prompted tool calls when the profile
+ * says the model has no tool calling or the provider refuses tools, inside a context window
+ * keeper. `notice` tells the conversation when either happens.
+ */
+export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, text: string) => void): ModelClient {
+  const tools = withPromptedTools(createModelClient(config), {
+    prompted: config.toolMode === 'prompted',
+    onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE),
+  });
+  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (text) => notice?.('context', text) });
 }
 
 /** The models the provider lists (`/models`, `/api/tags`, Anthropic's and Gemini's lists), sorted by id. */
