@@ -90,6 +90,14 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     const budget = max - reserveFor(max);
     let prompt = request.prompt;
     if (estimateTokens(prompt, request.tools) <= budget) return prompt;
+    // Nothing in the conversation can make room for the instructions and the tools themselves.
+    const fixed = estimateTokens(prompt.filter((m) => m.role === 'system'), request.tools);
+    if (fixed > max * 0.9) {
+      throw new ProviderError({
+        kind: 'context_length',
+        message: `The model's context window (${max} tokens) is too small for Sidequest's instructions and the tools that are on (about ${fixed} tokens). Switch off plugins in Settings → Plugins, or pick a model with a larger context.`,
+      });
+    }
 
     // 1. Old tool results (all but the latest step's) cut short.
     prompt = shortenOld(prompt);

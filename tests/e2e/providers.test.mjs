@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startAnthropicServer } from '../model-server/anthropic.mjs';
 import { startGeminiServer } from '../model-server/gemini.mjs';
 import { startOllamaServer } from '../model-server/ollama.mjs';
-import { startModelServer } from '../model-server/server.mjs';
+import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
@@ -24,6 +24,15 @@ async function choose(page, label, optionText) {
   );
   assert.ok(value !== undefined, `the ${label} select offers "${optionText}"`);
   await page.select(label, value);
+}
+
+/** A page of about 20 KB of article text. */
+function bigPage() {
+  const paragraphs = Array.from(
+    { length: 60 },
+    (_, i) => `<p>Paragraph ${i + 1} of the long article: tide pools keep their animals through winter storms, and measurement ${i * 17} was taken at dawn near the north rocks.</p>`,
+  );
+  return `<!doctype html><html><head><title>A long article</title></head><body><main><article><h1>A long article</h1>${paragraphs.join('')}</article></main></body></html>`;
 }
 
 /** Makes a new profile on the options page and saves it (it becomes the default). */
@@ -52,7 +61,10 @@ for (const browserName of selectedBrowsers()) {
       servers.anthropic = await startAnthropicServer({ apiKey: KEY });
       servers.gemini = await startGeminiServer({ apiKey: KEY });
       servers.ollama = await startOllamaServer({ contextLength: 8192 });
-      site = await startFixtureServer();
+      // A small local model without tool calling, and a small model with a 4,000-token window.
+      servers.noTools = await startOllamaServer({ noTools: true, models: ['scripted-small:latest'] });
+      servers.small = await startModelServer();
+      site = await startFixtureServer({ pages: { '/big.html': { type: 'text/html; charset=utf-8', body: bigPage() } } });
       h = await launch(browserName);
       await h.newPage(site.url('/alpha.html'));
     });
@@ -77,7 +89,7 @@ for (const browserName of selectedBrowsers()) {
         const options = await addProfile(h, { provider: c.name, baseUrl: server.url, apiKey: c.key ? KEY : '', model: c.model });
         // The provider's own model list, fetched through the background.
         await options.click('button', 'Load models');
-        await options.waitForText('models listed');
+        await options.waitForText(/models? listed/);
         await options.screenshot(screenshotPath(browserName, `options-provider-${c.server}`));
         await options.close();
 
@@ -176,5 +188,112 @@ for (const browserName of selectedBrowsers()) {
       await options.waitForText('will not send the API key over plain http://');
       await options.close();
     });
+    test('a model without tool calling: prompted tool calls, said once in the conversation', async () => {
+      const server = servers.noTools;
+      server.setScript((req) => {
+        const last = req.messages.at(-1);
+        if (contentText(last).startsWith('Tool result')) return { text: `The tool answered:\n\n${contentText(last).replace(/^Tool result[^\n]*\n/, '')}` };
+        if (contentText(req.messages[0]).includes('### list_tabs')) {
+          return { text: 'I will look.\n```tool_call\n{"name": "list_tabs", "arguments": {},}\n```', chunkSize: 6 };
+        }
+        return { text: 'I was told of no tools.' };
+      });
+      const options = await addProfile(h, { provider: 'Ollama', baseUrl: server.url, model: 'scripted-small' });
+      await options.close();
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Which tabs do I have open?');
+      await sidebar.waitForText('has no native tool calling');
+      await sidebar.waitForText('list_tabs', { within: 'main' });
+      await sidebar.waitForText('Sidequest test page — Alpha', { within: 'article.assistant:last-of-type .markdown' });
+      await waitForIdle(sidebar);
+      await sidebar.waitForText('I will look.');
+      assert.ok(!(await sidebar.text('main')).includes('"name": "list_tabs"'), 'the call block is not shown as text');
+      // The first request offered tools and was refused; the next ones described them in the prompt.
+      assert.ok(server.requests[0].body.tools?.length > 0);
+      assert.ok(server.requests.slice(1).every((r) => !r.body.tools?.length));
+      // Said once: a second message does not say it again.
+      await sendMessage(sidebar, 'And now?');
+      await sidebar.waitFor(() => document.querySelector('main').innerText.split('The tool answered:').length - 1 >= 2);
+      await waitForIdle(sidebar);
+      const notes = (await sidebar.text('main')).split('has no native tool calling').length - 1;
+      assert.equal(notes, 1);
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-prompted-tools'));
+      await sidebar.close();
+    });
+
+    test("a conversation outgrows a 4,000-token model: 30 web_fetch steps of 20 KB, and it keeps working", { timeout: 240_000 }, async () => {
+      const LIMIT = 4000;
+      const STEPS = 30;
+      const stats = { steps: 0, tooLong: 0, summaries: 0, largest: 0 };
+      const url = site.url('/big.html');
+      servers.small.setScript((req) => {
+        const tokens = Math.ceil(JSON.stringify({ m: req.body.messages, t: req.body.tools ?? [] }).length / 4);
+        stats.largest = Math.max(stats.largest, tokens);
+        if (tokens > LIMIT) {
+          stats.tooLong++;
+          return { status: 400, errorBody: { error: { message: `This model's maximum context length is ${LIMIT} tokens. However, your messages resulted in ${tokens} tokens.`, code: 'context_length_exceeded' } } };
+        }
+        if (!req.tools.length && /summarize/i.test(contentText(req.messages[0]))) {
+          stats.summaries++;
+          return { text: `The user asked to read the long article again and again; it was read ${stats.steps} times.` };
+        }
+        if (stats.steps < STEPS) {
+          stats.steps++;
+          return { text: `Reading it, time ${stats.steps}.`, toolCalls: [{ name: 'web_fetch', arguments: { url } }] };
+        }
+        return { text: `Done: read it ${STEPS} times.` };
+      });
+
+      // A small model's instructions and tools must fit too: only the Web plugin stays on.
+      const settings = await h.openExtensionPage('options.html#plugins', { width: 1000, height: 900 });
+      await settings.waitForText('Sub-agents');
+      for (const label of ['Tabs plugin', 'Workspace plugin', 'Ask the user plugin', 'Tasks plugin', 'Scripts plugin', 'Sub-agents plugin', 'Page tools plugin']) {
+        await settings.click('switch', label);
+        await settings.waitFor((name) => document.querySelector(`[aria-label="${name}"]`)?.checked === false, label);
+      }
+      await settings.close();
+
+      // The profile says the window (the provider does not): Advanced → Context window.
+      const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
+      await options.click('link', 'Model provider');
+      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await choose(options, 'Profile', 'New profile…');
+      await choose(options, 'Provider', 'OpenAI-compatible');
+      await options.fill('Base URL', servers.small.url);
+      await options.fill('Model', 'small-model');
+      await options.evaluate((limit) => {
+        document.querySelector('details.advanced').open = true;
+        const input = document.querySelector('#context-length');
+        input.value = String(limit);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, LIMIT);
+      await options.click('button', 'Save');
+      await options.waitForText('Saved.');
+      await options.close();
+
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Read the long article again and again, then say when you are done.');
+      // 30 steps are more than the agent's step limit (25 model requests): the user continues the run.
+      await sidebar.waitForText('reached its step limit', { timeout: 120_000 });
+      await sidebar.click('button', 'Continue');
+      await sidebar.waitForText(`Done: read it ${STEPS} times.`, { timeout: 120_000 });
+      await waitForIdle(sidebar);
+      assert.equal(stats.steps, STEPS);
+      assert.equal(stats.tooLong, 0, 'no request went over the window');
+      assert.ok(stats.summaries > 0, 'older turns were summarized');
+      await sidebar.waitForText('summarized for the model');
+      await sidebar.waitForText('Older tool results were shortened');
+      const cards = await sidebar.texts('details.tool');
+      assert.equal(cards.length, STEPS, 'every tool step is in the conversation');
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-context-window'));
+      // The full record stays: after a reload every result is there, whole.
+      await sidebar.reload();
+      await sidebar.waitForText(`Done: read it ${STEPS} times.`);
+      assert.equal((await sidebar.texts('details.tool')).length, STEPS);
+      await sidebar.close();
+    });
+
   });
 }
