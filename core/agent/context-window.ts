@@ -29,8 +29,11 @@ export const SUMMARY_SYSTEM_PROMPT = [
 export interface ContextWindowOptions {
   /** The context window from the profile, used when the provider does not say it. */
   contextLength?: number;
-  /** Tells the conversation where its context was shortened (the full record stays in storage). */
-  onCompact?(text: string): void;
+  /**
+   * Tells the conversation where its context was shortened (the full record stays in storage);
+   * `once`: a note the conversation needs only once.
+   */
+  onCompact?(text: string, once?: boolean): void;
 }
 
 /** A rough token count of a request: its prompt and tool definitions. */
@@ -84,7 +87,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     return learned && base ? Math.min(learned, base) : (learned ?? base);
   };
 
-  const notify = (text: string) => options.onCompact?.(text);
+  const notify = (text: string, once?: boolean) => options.onCompact?.(text, once);
 
   async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
     const budget = max - reserveFor(max);
@@ -105,6 +108,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       toldShortened = true;
       notify(
         `Older tool results were shortened in what the model is sent, to fit its context window of ${max} tokens. The full results stay in this conversation.`,
+        true,
       );
     }
     if (estimateTokens(prompt, request.tools) <= budget) return prompt;

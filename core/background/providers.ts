@@ -56,7 +56,7 @@ export class ProviderService {
    * A model client for the conversation (or the default profile): prompted tool calls when the
    * model has none, the context window kept. Throws `ProviderError` if it cannot be built.
    */
-  async client(conversationId?: string, notice?: (kind: NoticeKind, text: string) => void): Promise<ModelClient> {
+  async client(conversationId?: string, notice?: (kind: NoticeKind, text: string, once?: boolean) => void): Promise<ModelClient> {
     return createAgentClient(await this.config(conversationId), notice);
   }
 
@@ -166,13 +166,21 @@ export class ProviderService {
 
 /**
  * Writes a note from Sidequest into the conversation (shown in the sidebar, never sent to the
- * model). Prompted tool calls are announced once per conversation.
+ * model). A note marked `once` (prompted tool calls; old results shortened) is written once per
+ * conversation.
  */
-export async function addNotice(store: ConversationStore, hub: EventHub, conversationId: string, kind: NoticeKind, text: string): Promise<void> {
+export async function addNotice(
+  store: ConversationStore,
+  hub: EventHub,
+  conversationId: string,
+  kind: NoticeKind,
+  text: string,
+  once = false,
+): Promise<void> {
   try {
-    if (kind === 'prompted-tools') {
+    if (once) {
       const messages = await store.messages(conversationId);
-      if (messages.some((m) => m.role === 'assistant' && m.notice === kind)) return;
+      if (messages.some((m) => m.role === 'assistant' && m.notice === kind && m.text === `*${text}*`)) return;
     }
     const message = await store.append<AssistantMessage>({
       role: 'assistant',

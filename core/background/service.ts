@@ -62,7 +62,7 @@ export function startBackground({ plugins }: BackgroundOptions) {
     save: (state) => pluginState.setValue(state),
   });
   const getModelClient = (conversationId?: string) =>
-    providers.client(conversationId, conversationId ? (kind, text) => void addNotice(store, hub, conversationId, kind, text) : undefined);
+    providers.client(conversationId, conversationId ? (kind, text, once) => void addNotice(store, hub, conversationId, kind, text, once) : undefined);
   const pageTools = new PageToolsManager({
     registry,
     permissions: { load: () => sitePermissions.getValue(), save: (all) => sitePermissions.setValue(all) },

@@ -49,3 +49,31 @@ describe('provider profiles in the background', () => {
     await expect(providers.setChoice('c4', { profileId: 'gone', model: 'x' })).rejects.toThrow(/no longer exists/);
   });
 });
+
+describe('notices in the conversation', () => {
+  it('are shown once when marked so, and never sent to the model', async () => {
+    const { addNotice } = await import('@/core/background/providers');
+    const { ConversationStore } = await import('@/core/storage/conversations');
+    const { toModelPrompt } = await import('@/core/agent/history');
+    const store = new ConversationStore(openDb(`test-notices-${++count}`));
+    const broadcast: unknown[] = [];
+    const hub = { broadcast: (e: unknown) => broadcast.push(e) } as never;
+    const conversation = await store.create();
+    await store.append({ role: 'user', conversationId: conversation.id, text: 'Hello' });
+    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
+    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
+    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
+    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
+    const messages = await store.messages(conversation.id);
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.role === 'assistant' && m.text)).toEqual([
+      '*No tool calling.*',
+      '*Summarized.*',
+      '*Summarized.*',
+    ]);
+    expect(broadcast).toHaveLength(3);
+    expect(toModelPrompt('system', messages)).toEqual([
+      { role: 'system', content: 'system' },
+      { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
+    ]);
+  });
+});

@@ -40,12 +40,12 @@ export type NoticeKind = 'prompted-tools' | 'context';
  * says the model has no tool calling or the provider refuses tools, inside a context window
  * keeper. `notice` tells the conversation when either happens.
  */
-export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, text: string) => void): ModelClient {
+export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, text: string, once?: boolean) => void): ModelClient {
   const tools = withPromptedTools(createModelClient(config), {
     prompted: config.toolMode === 'prompted',
-    onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE),
+    onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE, true),
   });
-  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (text) => notice?.('context', text) });
+  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (text, once) => notice?.('context', text, once) });
 }
 
 /** The models the provider lists (`/models`, `/api/tags`, Anthropic's and Gemini's lists), sorted by id. */
