@@ -247,20 +247,30 @@ export async function* promptedStream(client: ModelClient, request: ModelRequest
 export interface PromptedToolsOptions {
   /** Start with prompted tool calls (the profile says the model has none). */
   prompted?: boolean;
-  /** Called once when the provider refused tools and the client switched. */
-  onSwitch?(refusal: RunError): void;
+  /** Called once when the client switched: the provider refused tools, or says the model has none. */
+  onSwitch?(refusal?: RunError): void;
 }
 
 /**
- * Wraps a client: native tool calling until the provider refuses tools, then prompted tool calls
- * for the rest of this client's life (the same request is sent again at once, prompted).
+ * Wraps a client: native tool calling until the provider refuses tools (or says up front that
+ * the model has none), then prompted tool calls for the rest of this client's life (a refused
+ * request is sent again at once, prompted).
  */
 export function withPromptedTools(client: ModelClient, options: PromptedToolsOptions = {}): ModelClient {
   let prompted = Boolean(options.prompted);
+  let asked = false;
   return {
     config: client.config,
     contextLength: client.contextLength?.bind(client),
     async *stream(request) {
+      if (!prompted && !asked && request.tools.length && client.supportsTools) {
+        // A provider that says the model has no tools saves the request it would refuse.
+        asked = true;
+        if ((await client.supportsTools().catch(() => undefined)) === false) {
+          prompted = true;
+          options.onSwitch?.();
+        }
+      }
       if (!prompted && request.tools.length) {
         let started = false;
         try {

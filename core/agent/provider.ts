@@ -55,6 +55,8 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncGenerator<ModelEvent>;
   /** The model's context window in tokens, where the provider says (Ollama's `/api/show`, Gemini's model list). */
   contextLength?(): Promise<number | undefined>;
+  /** Whether the model can call tools, where the provider says (Ollama's `/api/show` capabilities). */
+  supportsTools?(): Promise<boolean | undefined>;
 }
 
 export { createOpenAICompatibleClient } from './providers/openai-compatible';

@@ -29,7 +29,7 @@ async function choose(page, label, optionText) {
 /** A page of about 20 KB of article text. */
 function bigPage() {
   const paragraphs = Array.from(
-    { length: 60 },
+    { length: 140 },
     (_, i) => `<p>Paragraph ${i + 1} of the long article: tide pools keep their animals through winter storms, and measurement ${i * 17} was taken at dawn near the north rocks.</p>`,
   );
   return `<!doctype html><html><head><title>A long article</title></head><body><main><article><h1>A long article</h1>${paragraphs.join('')}</article></main></body></html>`;
@@ -62,7 +62,8 @@ for (const browserName of selectedBrowsers()) {
       servers.gemini = await startGeminiServer({ apiKey: KEY });
       servers.ollama = await startOllamaServer({ contextLength: 8192 });
       // A small local model without tool calling, and a small model with a 4,000-token window.
-      servers.noTools = await startOllamaServer({ noTools: true, models: ['scripted-small:latest'] });
+      // (An Ollama that does not list capabilities: the refusal of `tools` itself must tell.)
+      servers.noTools = await startOllamaServer({ noTools: true, capabilities: false, models: ['scripted-small:latest'] });
       servers.small = await startModelServer();
       site = await startFixtureServer({ pages: { '/big.html': { type: 'text/html; charset=utf-8', body: bigPage() } } });
       h = await launch(browserName);
@@ -132,6 +133,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.find('textbox', 'Search models');
       await sidebar.waitForText('claude-scripted');
       await sidebar.waitForText('gemini-scripted');
+      await sidebar.screenshot(screenshotPath(browserName, 'sidebar-model-picker-open'));
       await sidebar.fill('Search models', 'claude');
       await sidebar.click('button', 'claude-scripted');
       await sidebar.find('button', 'Model: claude-scripted');
@@ -212,6 +214,7 @@ for (const browserName of selectedBrowsers()) {
       // The first request offered tools and was refused; the next ones described them in the prompt.
       assert.ok(server.requests[0].body.tools?.length > 0);
       assert.ok(server.requests.slice(1).every((r) => !r.body.tools?.length));
+      assert.match(contentText(server.requests[1].messages[0]), /### list_tabs/);
       // Said once: a second message does not say it again.
       await sendMessage(sidebar, 'And now?');
       await sidebar.waitFor(() => document.querySelector('main').innerText.split('The tool answered:').length - 1 >= 2);
@@ -227,6 +230,7 @@ for (const browserName of selectedBrowsers()) {
       const STEPS = 30;
       const stats = { steps: 0, tooLong: 0, summaries: 0, largest: 0 };
       const url = site.url('/big.html');
+      assert.ok(bigPage().replace(/<[^>]+>/g, '').length > 20_000, 'the page is 20 KB of text');
       servers.small.setScript((req) => {
         const tokens = Math.ceil(JSON.stringify({ m: req.body.messages, t: req.body.tools ?? [] }).length / 4);
         stats.largest = Math.max(stats.largest, tokens);
@@ -283,8 +287,10 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(stats.steps, STEPS);
       assert.equal(stats.tooLong, 0, 'no request went over the window');
       assert.ok(stats.summaries > 0, 'older turns were summarized');
-      await sidebar.waitForText('summarized for the model');
-      await sidebar.waitForText('Older tool results were shortened');
+      // (Off-screen messages are skipped by innerText: content-visibility. Read the DOM's text.)
+      const all = await sidebar.evaluate(() => document.querySelector('main').textContent);
+      assert.match(all, /summarized for the model/);
+      assert.equal(all.split('Older tool results were shortened').length - 1, 1, 'said once');
       const cards = await sidebar.texts('details.tool');
       assert.equal(cards.length, STEPS, 'every tool step is in the conversation');
       await sidebar.screenshot(screenshotPath(browserName, 'sidebar-context-window'));

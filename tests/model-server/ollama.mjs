@@ -23,7 +23,7 @@ export function ollamaError(kind) {
 
 /**
  * @param {{ port?: number, script?: any, apiKey?: string, contextLength?: number, noTools?: boolean,
- *   models?: string[] }} [options]
+ *   capabilities?: boolean, contextLimit?: number, models?: string[] }} [options]
  */
 export function startOllamaServer(options = {}) {
   const shows = [];
@@ -41,7 +41,8 @@ export function startOllamaServer(options = {}) {
         modelfile: '',
         details: { family: 'llama', parameter_size: '3.2B' },
         model_info: { 'general.architecture': 'llama', 'llama.context_length': options.contextLength ?? 131072, 'llama.embedding_length': 3072 },
-        capabilities: options.noTools ? ['completion'] : ['completion', 'tools'],
+        // Servers before 0.6 say nothing about capabilities (`capabilities: false`).
+        ...(options.capabilities === false ? {} : { capabilities: options.noTools ? ['completion'] : ['completion', 'tools'] }),
       });
     }
     if (req.method !== 'POST' || url.pathname !== '/api/chat') return json(res, 404, { error: `404 page not found` });

@@ -63,7 +63,8 @@ describe('reading prompted tool calls', () => {
 describe('a model that refuses tools (scripted Ollama)', () => {
   let server: Awaited<ReturnType<typeof startOllamaServer>>;
   beforeAll(async () => {
-    server = await startOllamaServer({ noTools: true });
+    // An Ollama too old to list capabilities: the refusal itself tells.
+    server = await startOllamaServer({ noTools: true, capabilities: false });
   });
   afterAll(() => server.close());
 
@@ -137,5 +138,23 @@ describe('streaming prompted answers', () => {
       if (e.type === 'text') text += e.text;
     }
     expect(text).toBe(pieces.join('').trimEnd());
+  });
+});
+
+describe('a model whose provider says it has no tools', () => {
+  it('starts with prompted tool calls, without a refused request', async () => {
+    const server = await startOllamaServer({ noTools: true });
+    try {
+      const notices: NoticeKind[] = [];
+      const client = createAgentClient({ type: 'ollama', baseUrl: server.url, model: 'scripted-small' }, (kind) => notices.push(kind));
+      const tools = [{ name: 'list_tabs', description: 'Tabs.', inputSchema: { type: 'object' } } as never];
+      for await (const event of client.stream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools, signal: new AbortController().signal })) void event;
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]!.body.tools).toBeUndefined();
+      expect(contentText(server.requests[0]!.messages[0])).toContain('### list_tabs');
+      expect(notices).toEqual(['prompted-tools']);
+    } finally {
+      await server.close();
+    }
   });
 });

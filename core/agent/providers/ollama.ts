@@ -64,6 +64,9 @@ export function createOllamaClient(config: ProviderConfig): ModelClient {
     async contextLength() {
       return config.numCtx ?? (await show()).contextLength;
     },
+    async supportsTools() {
+      return (await show()).tools;
+    },
   };
 }
 
