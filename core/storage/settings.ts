@@ -1,4 +1,5 @@
 import { storage } from 'wxt/utils/storage';
+import { z } from 'zod/mini';
 import type { ProviderType, ToolMode } from '@/core/agent/provider';
 import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
@@ -31,6 +32,31 @@ export interface ProviderSettings {
 }
 
 export const DEFAULT_PROFILE_ID = MIGRATED_PROFILE_ID;
+
+/**
+ * The shape of `local:provider` v2, for validating what is read (main's `defineSetting` takes it
+ * as its `schema`). Not parsed on this branch yet: zod must run jitless in extension pages first.
+ */
+export const providerSettingsSchema = z.object({
+  activeId: z.string(),
+  profiles: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        type: z.enum(['openai-compatible', 'anthropic', 'google', 'ollama']),
+        baseUrl: z.string(),
+        model: z.string(),
+        contextLength: z.optional(z.number()),
+        numCtx: z.optional(z.number()),
+        toolMode: z.optional(z.enum(['native', 'prompted'])),
+      }),
+    )
+    .check(z.minLength(1)),
+});
+
+/** The shape of `local:conversationModels`. */
+export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
 
 export const providerSettings = storage.defineItem<ProviderSettings>('local:provider', {
   fallback: migrateProviderSettingsV2({ baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL }),
