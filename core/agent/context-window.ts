@@ -63,6 +63,9 @@ function reserveFor(limit: number): number {
   return Math.max(256, Math.min(4096, Math.floor(limit * 0.2)));
 }
 
+/** Context windows learned from "context too long" errors, by provider type, address and model, for the background's life. */
+const learnedLimits = new Map<string, number>();
+
 interface Summary {
   /** How many messages after the system message it stands for. */
   count: number;
@@ -75,7 +78,9 @@ interface Summary {
  */
 export function withContextWindow(client: ModelClient, options: ContextWindowOptions = {}): ModelClient {
   let limit: Promise<number | undefined> | undefined;
-  let learned: number | undefined;
+  const model = `${client.config.type ?? 'openai-compatible'} ${client.config.baseUrl} ${client.config.model}`;
+  // What an earlier run learned from this model's errors.
+  let learned: number | undefined = learnedLimits.get(model);
   let summary: Summary | undefined;
   let toldShortened = false;
 
@@ -212,6 +217,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           const said = limitFromError(error.info.detail);
           const sent = estimateTokens(prompt, request.tools);
           learned = said && said < sent ? said : Math.floor(Math.min(said ?? sent, sent) * 0.75);
+          learnedLimits.set(model, learned);
         }
       }
     },

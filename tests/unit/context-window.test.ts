@@ -124,5 +124,10 @@ describe('the context window', () => {
     // Told once by a 400, then measured.
     expect(stats.tooLong).toBeLessThanOrEqual(2);
     expect((messages.at(-1) as AssistantMessage).text).toBe(`Done: read ${STEPS} pages.`);
+    // The next run of the same model remembers it: no 400 at all.
+    const again = scriptSmallModel();
+    const next = await runLongConversation({ baseUrl: server.url, model: 'small-model' });
+    expect(next.conversation.status).toBe('idle');
+    expect(again.tooLong).toBe(0);
   });
 });
