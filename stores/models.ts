@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { ref, shallowReactive } from 'vue';
 import type { ModelInfo } from '@/core/agent/providers/common';
 import { sendMessage, type ProviderProfileView } from '@/core/messaging/protocol';
-import type { ModelChoice } from '@/core/storage/settings';
+import { conversationModels, type ModelChoice } from '@/core/storage/settings';
 
 /** One profile's model list as the picker shows it. */
 export interface ModelList {
@@ -23,7 +23,15 @@ export const useModelsStore = defineStore('models', () => {
   const choice = ref<ModelChoice | null>(null);
   const lists = shallowReactive(new Map<string, ModelList>());
 
-  /** Loads the profiles and the conversation's pick (`'new'`: a conversation not created yet). */
+  /**
+   * Reads the conversation's pick (`'new'`: a conversation not created yet) straight from
+   * storage: it runs on every switch of conversation, so it stays one cheap read.
+   */
+  async function loadChoice(conversationId: string): Promise<void> {
+    choice.value = (await conversationModels.getValue())[conversationId] ?? null;
+  }
+
+  /** Loads the profiles and the conversation's pick from the background (when the picker opens). */
   async function load(conversationId: string): Promise<void> {
     const [view, picked] = await Promise.all([sendMessage('getProvider'), sendMessage('getConversationModel', { conversationId })]);
     profiles.value = view.profiles;
@@ -51,5 +59,5 @@ export const useModelsStore = defineStore('models', () => {
     choice.value = await sendMessage('setConversationModel', { conversationId, choice: next });
   }
 
-  return { profiles, defaultProfileId, choice, lists, load, loadLists, pick };
+  return { profiles, defaultProfileId, choice, lists, load, loadChoice, loadLists, pick };
 });
