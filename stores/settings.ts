@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
-import { sendMessage, type PluginInfo, type ProviderView, type UiEvent } from '@/core/messaging/protocol';
+import type { ModelInfo } from '@/core/agent/providers/common';
+import { sendMessage, type ModelListRequest, type PluginInfo, type ProtocolMap, type ProviderView, type UiEvent } from '@/core/messaging/protocol';
 import { subscribe } from '@/core/ui/events';
 
 /** The settings page's view of provider settings and plugins; the background owns both. */
@@ -23,9 +24,21 @@ export const useSettingsStore = defineStore('settings', () => {
     unsubscribe?.();
   }
 
-  /** Saves the provider; `apiKey` undefined keeps the saved key. Throws a readable error when invalid. */
-  async function saveProvider(data: { baseUrl: string; model: string; apiKey?: string }): Promise<void> {
+  /**
+   * Saves a provider profile and makes it the default (`id: 'new'` adds one); `apiKey` undefined
+   * keeps the saved key. Throws a readable error when invalid.
+   */
+  async function saveProvider(data: Parameters<ProtocolMap['saveProvider']>[0]): Promise<void> {
     provider.value = await sendMessage('saveProvider', data);
+  }
+
+  async function deleteProfile(id: string): Promise<void> {
+    provider.value = await sendMessage('deleteProviderProfile', { id });
+  }
+
+  /** The models a provider lists, for the form's values; `error` in words when it would not say. */
+  function listModels(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string }> {
+    return sendMessage('listModels', request);
   }
 
   function testProvider(): Promise<ProviderCheck> {
@@ -40,5 +53,5 @@ export const useSettingsStore = defineStore('settings', () => {
     if (event.type === 'plugins') plugins.value = event.plugins;
   }
 
-  return { provider, plugins, init, dispose, load, saveProvider, testProvider, setPluginEnabled };
+  return { provider, plugins, init, dispose, load, saveProvider, deleteProfile, listModels, testProvider, setPluginEnabled };
 });

@@ -17,7 +17,7 @@ export function toModelPrompt(system: string, messages: readonly StoredMessage[]
   for (const m of messages) {
     if (m.role === 'user') {
       out.push({ role: 'user', content: [{ type: 'text', text: m.text }] });
-    } else if (m.role === 'assistant') {
+    } else if (m.role === 'assistant' && !m.notice) {
       const assistant = toAssistant(m);
       if (!assistant) continue;
       out.push(assistant);

@@ -29,8 +29,8 @@ export interface AgentEvents {
 export interface AgentDeps {
   store: ConversationStore;
   registry: ToolRegistry;
-  /** Builds the model client from the current settings; throws `ProviderError` if it cannot. */
-  getClient(): Promise<ModelClient>;
+  /** Builds the model client for the conversation from the current settings; throws `ProviderError` if it cannot. */
+  getClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
@@ -154,7 +154,7 @@ export class AgentRunner {
     let client: ModelClient;
     let maxSteps: number;
     try {
-      client = await this.deps.getClient();
+      client = await this.deps.getClient(conversationId);
       maxSteps = await this.deps.getMaxSteps();
     } catch (error) {
       const info = error instanceof ProviderError ? error.info : describeProviderError(error, '');

@@ -1,13 +1,25 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, type LanguageModelV3Prompt, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { ToolSpec } from '@/core/registry/types';
-import { describeProviderError, ProviderError } from './errors';
 
-/** Connection settings of an OpenAI-compatible Chat Completions endpoint. */
+/** The wire protocols Sidequest speaks; each has its own module in `providers/`. */
+export type ProviderType = 'openai-compatible' | 'anthropic' | 'google' | 'ollama';
+
+/** How tools reach the model: its native tool calling, or described in the prompt (`prompted-tools.ts`). */
+export type ToolMode = 'native' | 'prompted';
+
+/** Connection settings of one model provider. */
 export interface ProviderConfig {
+  /** Absent: OpenAI-compatible (settings from before profiles). */
+  type?: ProviderType;
   baseUrl: string;
   model: string;
   apiKey?: string;
+  /** The model's context window in tokens, as the profile says (the provider's own figure wins). */
+  contextLength?: number;
+  /** Ollama: `num_ctx` to ask for instead of the model's own context length. */
+  numCtx?: number;
+  /** 'prompted': the profile says the model has no tool calling. */
+  toolMode?: ToolMode;
 }
 
 /** One event of a streamed model answer, independent of the SDK that produced it. */
@@ -41,142 +53,14 @@ export interface ModelRequest {
 export interface ModelClient {
   readonly config: ProviderConfig;
   stream(request: ModelRequest): AsyncGenerator<ModelEvent>;
+  /** The model's context window in tokens, where the provider says (Ollama's `/api/show`, Gemini's model list). */
+  contextLength?(): Promise<number | undefined>;
+  /** Whether the model can call tools, where the provider says (Ollama's `/api/show` capabilities). */
+  supportsTools?(): Promise<boolean | undefined>;
 }
 
-interface RequestHooks {
-  timings?: RequestTimings;
-  beforeSend?: Promise<unknown>;
-}
-
-/**
- * A fetch that waits for `beforeSend`, records when the request left and when the last byte of
- * the answer arrived, so the agent loop can measure the time it adds itself between model
- * answers and tool calls.
- */
-export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
-  return async (input, init) => {
-    const { timings, beforeSend } = hooks() ?? {};
-    if (beforeSend) await beforeSend;
-    if (timings) timings.requestSentAt = performance.now();
-    const response = await fetch(input, init);
-    if (!timings || !response.body) return response;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          timings.lastByteAt = performance.now();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
-}
-
-/** Retries of a failed request (429, 5xx…) before the error reaches the user, and the wait before one. */
-const MAX_RETRIES = 1;
-const RETRY_DELAY_MS = 2000;
-
-/**
- * A client for any OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, LM Studio, vLLM…).
- * It drives the AI SDK provider's `doStream` directly: the provider does the HTTP, SSE parsing and
- * tool-call assembly; the agent loop does the orchestration, so `streamText`'s own (prompt
- * re-validation on every step, several stream stages) would only add time to each step.
- */
-export function createOpenAICompatibleClient(config: ProviderConfig): ModelClient {
-  let hooks: RequestHooks | undefined;
-  const provider = createOpenAICompatible({
-    name: 'openai-compatible',
-    baseURL: config.baseUrl.replace(/\/+$/, ''),
-    apiKey: config.apiKey || undefined,
-    includeUsage: true,
-    fetch: timedFetch(() => hooks),
-  });
-  const model = provider.chatModel(config.model);
-
-  async function open(request: ModelRequest) {
-    const tools = request.tools.map((spec) => ({
-      type: 'function' as const,
-      name: spec.name,
-      description: spec.description,
-      inputSchema: spec.inputSchema as Record<string, unknown>,
-    }));
-    for (let attempt = 0; ; attempt++) {
-      hooks = { timings: request.timings, beforeSend: request.beforeSend };
-      try {
-        return await model.doStream({ prompt: request.prompt, tools: tools.length ? tools : undefined, abortSignal: request.signal });
-      } catch (error) {
-        if (request.signal.aborted || attempt >= MAX_RETRIES || !APICallError.isInstance(error) || !error.isRetryable) throw error;
-        await sleep(retryDelay(error), request.signal);
-      } finally {
-        hooks = undefined;
-      }
-    }
-  }
-
-  return {
-    config,
-    async *stream(request) {
-      let failure: unknown;
-      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
-      try {
-        reader = (await open(request)).stream.getReader();
-        for (;;) {
-          const { done, value: part } = await reader.read();
-          if (done) break;
-          if (part.type === 'text-delta') {
-            if (part.delta) yield { type: 'text', text: part.delta };
-          } else if (part.type === 'tool-call') {
-            const { input, invalid } = parseToolInput(part.input);
-            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid };
-          } else if (part.type === 'finish') {
-            const reason = typeof part.finishReason === 'string' ? part.finishReason : part.finishReason.unified;
-            yield {
-              type: 'finish',
-              finishReason: reason,
-              usage: { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total },
-            };
-          } else if (part.type === 'error') {
-            failure ??= part.error;
-          }
-        }
-      } catch (error) {
-        if (request.signal.aborted) throw error;
-        failure ??= error;
-      } finally {
-        reader?.releaseLock();
-      }
-      if (failure !== undefined && !request.signal.aborted) {
-        throw new ProviderError(describeProviderError(failure, config.baseUrl, { answerStarted: reader !== undefined }));
-      }
-    },
-  };
-}
-
-/** Tool-call arguments arrive as a JSON string; an empty one means no arguments. */
-export function parseToolInput(raw: string): { input: unknown; invalid?: string } {
-  if (!raw.trim()) return { input: {} };
-  try {
-    return { input: JSON.parse(raw) };
-  } catch {
-    return { input: raw, invalid: 'the arguments are not valid JSON' };
-  }
-}
-
-function retryDelay(error: APICallError): number {
-  const header = error.responseHeaders?.['retry-after'];
-  const seconds = header ? Number(header) : NaN;
-  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? seconds * 1000 : RETRY_DELAY_MS;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-}
+export { createOpenAICompatibleClient } from './providers/openai-compatible';
+export { parseToolInput, timedFetch } from './providers/sdk';
 
 export interface ProviderCheck {
   ok: boolean;
@@ -188,23 +72,4 @@ export interface ProviderCheck {
   models?: string[];
 }
 
-/** Asks the endpoint for its models: tells whether a provider answers at all. */
-export async function checkProvider(config: ProviderConfig, timeoutMs = 4000): Promise<ProviderCheck> {
-  const url = `${config.baseUrl.replace(/\/+$/, '')}/models`;
-  try {
-    const response = await fetch(url, {
-      headers: config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {},
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (!response.ok) {
-      const what = response.status === 401 || response.status === 403 ? 'refused the API key' : `answered HTTP ${response.status}`;
-      return { ok: false, model: config.model, message: `The provider at ${config.baseUrl} ${what}.` };
-    }
-    const body = (await response.json().catch(() => null)) as { data?: Array<{ id?: string }> } | null;
-    const models = body?.data?.map((m) => m.id).filter((id): id is string => typeof id === 'string');
-    return { ok: true, model: config.model, message: `Connected to ${config.baseUrl}.`, models };
-  } catch (error) {
-    const reason = (error as Error)?.name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
-    return { ok: false, model: config.model, message: `No model provider answers at ${config.baseUrl}: it ${reason}.` };
-  }
-}
+export { checkProvider } from './providers';

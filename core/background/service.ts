@@ -1,7 +1,5 @@
 import { browser } from 'wxt/browser';
 import { AgentRunner } from '@/core/agent/loop';
-import { ProviderError } from '@/core/agent/errors';
-import { checkProvider, createOpenAICompatibleClient, type ProviderConfig } from '@/core/agent/provider';
 import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
 import { runOffscreenJob } from '@/core/offscreen/host';
@@ -11,9 +9,10 @@ import { ToolRegistry } from '@/core/registry/registry';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
-import { agentSettings, pluginState, ProviderSecrets, providerSettings, validateProviderSettings } from '@/core/storage/settings';
+import { agentSettings, pluginState, ProviderSecrets } from '@/core/storage/settings';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
+import { addNotice, ProviderService } from './providers';
 
 export interface BackgroundOptions {
   /** The built-in plugins, in the order settings list them (`plugins/index.ts`). */
@@ -34,14 +33,17 @@ type Handler<K extends keyof ProtocolMap> = (
 export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const db = openDb();
   const store = new ConversationStore(db);
-  const secrets = new ProviderSecrets(db);
+  const providers = new ProviderService(new ProviderSecrets(db));
   const hub = new EventHub();
   // Every tool's input is checked by one interpreting validator (no eval under the extension CSP).
   const registry = new ToolRegistry(interpretedValidators, {
     load: () => pluginState.getValue(),
     save: (state) => pluginState.setValue(state),
   });
-  const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
+  // The model of a conversation (its pick in the sidebar, else the default profile's); notices
+  // (prompted tool calls, shortened context) are written into that conversation.
+  const getModelClient = (conversationId?: string) =>
+    providers.client(conversationId, conversationId ? (kind, text, once) => void addNotice(store, hub, conversationId, kind, text, once) : undefined);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
   const runner = new AgentRunner({
@@ -104,16 +106,6 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     );
   }
 
-  async function providerConfig(): Promise<ProviderConfig> {
-    const settings = await providerSettings.getValue();
-    try {
-      validateProviderSettings(settings);
-    } catch (error) {
-      throw new ProviderError({ kind: 'bad_request', message: `The provider settings are not usable: ${(error as Error).message}` });
-    }
-    return { ...settings, apiKey: await secrets.getApiKey() };
-  }
-
   function pluginInfos(): PluginInfo[] {
     return registry.listPlugins().map(({ plugin, enabled }) => ({
       id: plugin.id,
@@ -162,6 +154,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   });
   handle('createConversation', async () => {
     const conversation = await store.create();
+    await providers.adoptNew(conversation.id);
     hub.broadcast({ type: 'conversation', conversation });
     return conversation;
   });
@@ -181,6 +174,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       }
     }
     await store.delete(id);
+    await providers.forget(id);
     hub.broadcast({ type: 'conversation-deleted', id });
   });
   handle('sendMessage', async ({ conversationId, text }) => {
@@ -190,14 +184,14 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     runner.stop(conversationId);
   });
   handle('resumeRun', ({ conversationId }) => runner.resume(conversationId));
-  handle('checkProvider', async () => checkProvider(await providerConfig().catch(() => providerSettings.getValue())));
-  handle('getProvider', async () => ({ ...(await providerSettings.getValue()), hasApiKey: Boolean(await secrets.getApiKey()) }));
-  handle('saveProvider', async ({ baseUrl, model, apiKey }) => {
-    const clean = validateProviderSettings({ baseUrl, model });
-    await providerSettings.setValue(clean);
-    if (apiKey !== undefined) await secrets.setApiKey(apiKey);
-    return { ...clean, hasApiKey: Boolean(await secrets.getApiKey()) };
-  });
+  // Model providers (core/background/providers.ts).
+  handle('checkProvider', () => providers.check());
+  handle('getProvider', () => providers.view());
+  handle('saveProvider', (data) => providers.save(data));
+  handle('deleteProviderProfile', ({ id }) => providers.remove(id));
+  handle('listModels', (data) => providers.models(data));
+  handle('getConversationModel', ({ conversationId }) => providers.getChoice(conversationId));
+  handle('setConversationModel', ({ conversationId, choice }) => providers.setChoice(conversationId, choice));
   handle('listPlugins', () => pluginInfos());
   handle('setPluginEnabled', async ({ id, enabled }) => {
     if (!registry.getPlugin(id)) throw new Error(`There is no plugin "${id}".`);

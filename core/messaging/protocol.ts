@@ -1,7 +1,9 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
+import type { ModelInfo } from '@/core/agent/providers/common';
 import type { PluginSource, ToolAnnotations } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
+import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
 
 /** A plugin as settings and the UI list it. */
 export interface PluginInfo {
@@ -13,11 +15,23 @@ export interface PluginInfo {
   tools: Array<{ name: string; description: string; annotations: Omit<ToolAnnotations, 'target'> }>;
 }
 
-/** Provider settings as the options page sees them: the key itself never leaves the background. */
-export interface ProviderView {
-  baseUrl: string;
-  model: string;
+/** A provider profile as pages see it: the key itself never leaves the background. */
+export interface ProviderProfileView extends ProviderProfile {
   hasApiKey: boolean;
+}
+
+/** Provider settings as pages see them: the default profile's fields, and every profile. */
+export interface ProviderView extends ProviderProfileView {
+  activeId: string;
+  profiles: ProviderProfileView[];
+}
+
+/** A model list request: a saved profile, or the options form's unsaved values (its typed key, else the profile's saved one). */
+export interface ModelListRequest {
+  profileId?: string;
+  type?: ProviderProfile['type'];
+  baseUrl?: string;
+  apiKey?: string;
 }
 
 export interface ConversationView {
@@ -42,10 +56,23 @@ export interface ProtocolMap extends BenchProtocolMap {
   sendMessage(data: { conversationId: string; text: string }): void;
   stopRun(data: { conversationId: string }): void;
   resumeRun(data: { conversationId: string }): void;
+  // ——— Model providers: profiles, model lists, the model of a conversation ———
+  /** Asks the default profile's provider for its models. */
   checkProvider(): ProviderCheck;
   getProvider(): ProviderView;
-  /** `apiKey` undefined keeps the saved key, '' removes it. */
-  saveProvider(data: { baseUrl: string; model: string; apiKey?: string }): ProviderView;
+  /**
+   * Saves a profile and makes it the default. No `id`: the default profile; `id: 'new'`: a new
+   * one. `apiKey` undefined keeps the saved key, '' removes it.
+   */
+  saveProvider(data: Partial<ProviderProfileInput> & { baseUrl: string; model: string; apiKey?: string }): ProviderView;
+  deleteProviderProfile(data: { id: string }): ProviderView;
+  /** The models a provider lists; `error` in words when it would not say. */
+  listModels(data: ModelListRequest): { models: ModelInfo[]; error?: string };
+  /** The model picked for a conversation in the sidebar (id 'new': the next one created); null: the default profile's. */
+  getConversationModel(data: { conversationId: string }): ModelChoice | null;
+  /** Picks a conversation's model (null: back to the default); its next request uses it. */
+  setConversationModel(data: { conversationId: string; choice: ModelChoice | null }): ModelChoice | null;
+  // ——— end of model providers ———
   listPlugins(): PluginInfo[];
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
 }

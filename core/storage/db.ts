@@ -56,6 +56,8 @@ export interface AssistantMessage extends MessageBase {
   toolCalls: ToolCall[];
   model?: string;
   usage?: Usage;
+  /** A note from Sidequest itself (prompted tool calls, a shortened context): shown, never sent to the model. */
+  notice?: 'prompted-tools' | 'context';
 }
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';

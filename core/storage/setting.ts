@@ -14,6 +14,8 @@ export interface Setting<T> {
   getValue(): Promise<T>;
   setValue(value: T): Promise<void>;
   watch(listener: (value: T) => void): () => void;
+  /** Runs the migrations now (they also run on their own before the first read). */
+  migrate(): Promise<void>;
 }
 
 export interface SettingOptions<T> {
@@ -44,6 +46,7 @@ export function defineSetting<T>(key: `local:${string}` | `session:${string}`, o
     getValue: async () => check(await item.getValue()),
     setValue: async (value) => item.setValue(options.schema.parse(value)),
     watch: (listener) => item.watch((value) => listener(check(value))),
+    migrate: () => item.migrate(),
   };
 }
 

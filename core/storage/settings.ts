@@ -1,20 +1,76 @@
 import { z } from 'zod/mini';
+import type { ProviderType, ToolMode } from '@/core/agent/provider';
+import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
+import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
 import { defineSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
 export const DEFAULT_MODEL = 'llama3.2';
 
-/** The model provider's connection, without its key (see `ProviderSecrets`). */
-export interface ProviderSettings {
+/** One saved model provider: its type, address, default model; its key is in `ProviderSecrets`. */
+export interface ProviderProfile {
+  id: string;
+  name: string;
+  type: ProviderType;
   baseUrl: string;
+  /** The model new conversations use. */
+  model: string;
+  /** The model's context window in tokens, for providers that do not say it. */
+  contextLength?: number;
+  /** Ollama: the `num_ctx` to ask for instead of the model's own context length. */
+  numCtx?: number;
+  /** 'prompted': the model has no tool calling; tools are described in the prompt. */
+  toolMode?: ToolMode;
+}
+
+/** The saved provider profiles and the one new conversations use (version 2 of `local:provider`). */
+export interface ProviderSettings {
+  activeId: string;
+  profiles: ProviderProfile[];
+}
+
+export const DEFAULT_PROFILE_ID = MIGRATED_PROFILE_ID;
+
+/** The shape of `local:provider` v2, checked when it is read. */
+export const providerSettingsSchema = z.object({
+  activeId: z.string(),
+  profiles: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        type: z.enum(['openai-compatible', 'anthropic', 'google', 'ollama']),
+        baseUrl: z.string(),
+        model: z.string(),
+        contextLength: z.optional(z.number()),
+        numCtx: z.optional(z.number()),
+        toolMode: z.optional(z.enum(['native', 'prompted'])),
+      }),
+    )
+    .check(z.minLength(1)),
+});
+
+/** The shape of `local:conversationModels`. */
+export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
+
+export const providerSettings = defineSetting<ProviderSettings>('local:provider', {
+  fallback: migrateProviderSettingsV2({ baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL }),
+  schema: providerSettingsSchema as never,
+  version: 2,
+  migrations: { 2: migrateProviderSettingsV2 },
+});
+
+/** The model picked in the sidebar for a conversation, by conversation id (none: the default profile's). */
+export interface ModelChoice {
+  profileId: string;
   model: string;
 }
 
-export const providerSettings = defineSetting<ProviderSettings>('local:provider', {
-  fallback: { baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL },
-  schema: z.object({ baseUrl: z.string(), model: z.string() }),
+export const conversationModels = defineSetting<Record<string, ModelChoice>>('local:conversationModels', {
+  fallback: {},
+  schema: conversationModelsSchema,
   version: 1,
 });
 
@@ -60,8 +116,42 @@ export const drafts = defineSetting<Record<string, string>>('local:drafts', {
   version: 1,
 });
 
-/** Validates provider settings from the options page; returns the cleaned values or throws. */
-export function validateProviderSettings(input: ProviderSettings): ProviderSettings {
+/** What the options page sends for a profile; `id` absent: a new profile. */
+export type ProviderProfileInput = Omit<ProviderProfile, 'id' | 'name'> & { id?: string; name?: string };
+
+/** Validates a profile from the options page; returns the cleaned values or throws a readable error. */
+export function validateProviderProfile(input: ProviderProfileInput): Omit<ProviderProfile, 'id'> & { id?: string } {
+  const type: ProviderType = (['openai-compatible', 'anthropic', 'google', 'ollama'] as const).includes(input.type) ? input.type : 'openai-compatible';
+  const { baseUrl, model } = validateProviderSettings({ baseUrl: input.baseUrl, model: input.model });
+  const count = (value: unknown, what: string) => {
+    if (value === undefined || value === null || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 256 || n > 10_000_000) throw new Error(`${what} must be a whole number of tokens between 256 and 10,000,000.`);
+    return n;
+  };
+  return {
+    id: input.id,
+    name: input.name?.trim() || defaultProfileName(type, baseUrl),
+    type,
+    baseUrl,
+    model,
+    contextLength: count(input.contextLength, 'Context window'),
+    numCtx: type === 'ollama' ? count(input.numCtx, 'Ollama context (num_ctx)') : undefined,
+    toolMode: input.toolMode === 'prompted' ? 'prompted' : undefined,
+  };
+}
+
+function defaultProfileName(type: ProviderType, baseUrl: string): string {
+  const labels = PROVIDER_LABELS;
+  try {
+    return `${labels[type]} (${new URL(baseUrl).host})`;
+  } catch {
+    return labels[type];
+  }
+}
+
+/** Validates a base URL and model name; returns the cleaned values or throws. */
+export function validateProviderSettings(input: { baseUrl: string; model: string }): { baseUrl: string; model: string } {
   const baseUrl = input.baseUrl.trim().replace(/\/+$/, '');
   let url: URL;
   try {
@@ -81,14 +171,19 @@ export function validateProviderSettings(input: ProviderSettings): ProviderSetti
 export class ProviderSecrets {
   constructor(private readonly db: SidequestDb) {}
 
-  async getApiKey(): Promise<string | undefined> {
-    return (await this.db.secrets.get('provider.apiKey'))?.value || undefined;
+  /** The key of a profile (the migrated profile's key keeps its version 1 name). */
+  private static entry(profileId: string): string {
+    return profileId === DEFAULT_PROFILE_ID ? 'provider.apiKey' : `provider.apiKey.${profileId}`;
+  }
+
+  async getApiKey(profileId = DEFAULT_PROFILE_ID): Promise<string | undefined> {
+    return (await this.db.secrets.get(ProviderSecrets.entry(profileId)))?.value || undefined;
   }
 
   /** Saves the key; an empty string removes it. */
-  async setApiKey(value: string): Promise<void> {
+  async setApiKey(value: string, profileId = DEFAULT_PROFILE_ID): Promise<void> {
     const key = value.trim();
-    if (key) await this.db.secrets.put({ key: 'provider.apiKey', value: key });
-    else await this.db.secrets.delete('provider.apiKey');
+    if (key) await this.db.secrets.put({ key: ProviderSecrets.entry(profileId), value: key });
+    else await this.db.secrets.delete(ProviderSecrets.entry(profileId));
   }
 }

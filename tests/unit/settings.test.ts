@@ -1,10 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { openDb } from '@/core/storage/db';
-import { DEFAULT_BASE_URL, ProviderSecrets, providerSettings, validateProviderSettings } from '@/core/storage/settings';
+import { DEFAULT_BASE_URL, ProviderSecrets, providerSettings, validateProviderProfile, validateProviderSettings } from '@/core/storage/settings';
 
 describe('provider settings', () => {
   it('defaults to a local Ollama', async () => {
-    expect(await providerSettings.getValue()).toEqual({ baseUrl: DEFAULT_BASE_URL, model: 'llama3.2' });
+    expect(await providerSettings.getValue()).toEqual({
+      activeId: 'default',
+      profiles: [expect.objectContaining({ id: 'default', type: 'openai-compatible', baseUrl: DEFAULT_BASE_URL, model: 'llama3.2' })],
+    });
+  });
+
+  it('validates a profile: type, numbers of tokens, a name when none is given', () => {
+    expect(validateProviderProfile({ type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-x', contextLength: 200000 })).toEqual({
+      id: undefined,
+      name: 'Anthropic (api.anthropic.com)',
+      type: 'anthropic',
+      baseUrl: 'https://api.anthropic.com/v1',
+      model: 'claude-x',
+      contextLength: 200000,
+      numCtx: undefined,
+      toolMode: undefined,
+    });
+    expect(validateProviderProfile({ type: 'ollama', baseUrl: 'http://localhost:11434', model: 'qwen3', numCtx: 8192, toolMode: 'prompted' })).toMatchObject({
+      numCtx: 8192,
+      toolMode: 'prompted',
+    });
+    expect(() => validateProviderProfile({ type: 'ollama', baseUrl: 'http://localhost:11434', model: 'm', numCtx: 12.5 })).toThrow(/whole number of tokens/);
+  });
+
+  it('keeps each profile key apart', async () => {
+    const db = openDb('test-secrets-profiles');
+    const secrets = new ProviderSecrets(db);
+    await secrets.setApiKey('sk-a', 'a');
+    await secrets.setApiKey('sk-b', 'b');
+    expect(await secrets.getApiKey('a')).toBe('sk-a');
+    expect(await secrets.getApiKey('b')).toBe('sk-b');
+    expect(await secrets.getApiKey()).toBeUndefined();
+    db.close();
   });
 
   it('cleans and validates what the options page sends', () => {

@@ -1,0 +1,75 @@
+import { ProviderError } from '../errors';
+import type { ProviderConfig } from '../provider';
+
+/** One model a provider lists. */
+export interface ModelInfo {
+  id: string;
+  /** A display name, when the provider gives one. */
+  name?: string;
+  /** The context window in tokens, when the provider says. */
+  contextLength?: number;
+}
+
+export { DEFAULT_BASE_URLS, PROVIDER_LABELS } from './meta';
+
+export function trimUrl(url: string): string {
+  return url.trim().replace(/\/+$/, '');
+}
+
+/** True for addresses on this computer, which may be reached over plain http. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Refuses to send an API key over plain http:// to another computer: anyone on the way could read
+ * it. Local servers (Ollama, LM Studio) on http://localhost are fine.
+ */
+export function assertKeyTransport(baseUrl: string, apiKey: string | undefined): void {
+  if (!apiKey) return;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return;
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new ProviderError({
+      kind: 'bad_request',
+      message: `Sidequest will not send the API key over plain http:// to ${url.host}: anyone on the way could read it. Use an https:// address, or remove the key.`,
+    });
+  }
+}
+
+/** A provider whose API needs a key: a clear error before any request when there is none. */
+export function requireKey(config: ProviderConfig, label: string): string {
+  if (config.apiKey) return config.apiKey;
+  throw new ProviderError({
+    kind: 'auth',
+    message: `${label} needs an API key. Set it in Settings → Model provider.`,
+  });
+}
+
+/** GETs (or POSTs) JSON for model lists and model details; throws an `Error` with the status in words. */
+export async function fetchJson<T>(
+  url: string,
+  init: RequestInit & { timeoutMs?: number } = {},
+): Promise<T> {
+  const response = await fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? 8000) });
+  if (!response.ok) {
+    const body = await response.text().catch(() => '');
+    throw new HttpError(response.status, body);
+  }
+  return (await response.json()) as T;
+}
+
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}

@@ -1,0 +1,154 @@
+import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { describeProviderError, ProviderError } from '../errors';
+import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
+
+export interface RequestHooks {
+  timings?: RequestTimings;
+  beforeSend?: Promise<unknown>;
+}
+
+/**
+ * A fetch that waits for `beforeSend`, records when the request left and when the last byte of
+ * the answer arrived, so the agent loop can measure the time it adds itself between model
+ * answers and tool calls.
+ */
+export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
+  return async (input, init) => {
+    const { timings, beforeSend } = hooks() ?? {};
+    if (beforeSend) await beforeSend;
+    if (timings) timings.requestSentAt = performance.now();
+    const response = await fetch(input, init);
+    if (!timings || !response.body) return response;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          timings.lastByteAt = performance.now();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Retries of a failed request (429, 5xx…) before the error reaches the user, and the wait before one. */
+const MAX_RETRIES = 1;
+const RETRY_DELAY_MS = 2000;
+
+export interface SdkClientOptions {
+  /** Builds the SDK model with a fetch that honours the request hooks. */
+  model(fetch: typeof globalThis.fetch): LanguageModelV3;
+  /** Provider-specific options of every request (Ollama's `num_ctx`…). */
+  providerOptions?(): Promise<SharedV3ProviderOptions | undefined>;
+  /** What the protocol is called in error messages. */
+  protocol: string;
+  /** True when the finish part shows the answer was cut short (a stream that ended without its last event). */
+  incomplete?(finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }>): boolean;
+}
+
+/**
+ * A `ModelClient` over any AI SDK provider package. It drives the package's `doStream` directly:
+ * the package does the HTTP, the wire format and tool-call assembly; the agent loop does the
+ * orchestration, so `streamText`'s own (prompt re-validation on every step, several stream
+ * stages) would only add time to each step.
+ */
+export function createSdkClient(config: ProviderConfig, options: SdkClientOptions): ModelClient {
+  let hooks: RequestHooks | undefined;
+  const model = options.model(timedFetch(() => hooks));
+
+  async function open(request: ModelRequest) {
+    const tools = request.tools.map((spec) => ({
+      type: 'function' as const,
+      name: spec.name,
+      description: spec.description,
+      inputSchema: spec.inputSchema as Record<string, unknown>,
+    }));
+    const providerOptions = await options.providerOptions?.();
+    for (let attempt = 0; ; attempt++) {
+      hooks = { timings: request.timings, beforeSend: request.beforeSend };
+      try {
+        return await model.doStream({
+          prompt: request.prompt,
+          tools: tools.length ? tools : undefined,
+          abortSignal: request.signal,
+          providerOptions,
+        });
+      } catch (error) {
+        if (request.signal.aborted || attempt >= MAX_RETRIES || !APICallError.isInstance(error) || !error.isRetryable) throw error;
+        await sleep(retryDelay(error), request.signal);
+      } finally {
+        hooks = undefined;
+      }
+    }
+  }
+
+  return {
+    config,
+    async *stream(request) {
+      let failure: unknown;
+      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+      try {
+        reader = (await open(request)).stream.getReader();
+        for (;;) {
+          const { done, value: part } = await reader.read();
+          if (done) break;
+          if (part.type === 'text-delta') {
+            if (part.delta) yield { type: 'text', text: part.delta };
+          } else if (part.type === 'tool-call') {
+            const { input, invalid } = parseToolInput(part.input);
+            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid };
+          } else if (part.type === 'finish') {
+            if (options.incomplete?.(part)) {
+              failure ??= new InvalidResponseDataError({ data: null, message: `The ${options.protocol} answer ended before its last event.` });
+              continue;
+            }
+            const reason = typeof part.finishReason === 'string' ? part.finishReason : part.finishReason.unified;
+            yield {
+              type: 'finish',
+              finishReason: reason,
+              usage: { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total },
+            };
+          } else if (part.type === 'error') {
+            failure ??= part.error;
+          }
+        }
+      } catch (error) {
+        if (request.signal.aborted) throw error;
+        failure ??= error;
+      } finally {
+        reader?.releaseLock();
+      }
+      if (failure !== undefined && !request.signal.aborted) {
+        throw new ProviderError(
+          describeProviderError(failure, config.baseUrl, { answerStarted: reader !== undefined, protocol: options.protocol }),
+        );
+      }
+    },
+  };
+}
+
+/** Tool-call arguments arrive as a JSON string; an empty one means no arguments. */
+export function parseToolInput(raw: string): { input: unknown; invalid?: string } {
+  if (!raw.trim()) return { input: {} };
+  try {
+    return { input: JSON.parse(raw) };
+  } catch {
+    return { input: raw, invalid: 'the arguments are not valid JSON' };
+  }
+}
+
+function retryDelay(error: APICallError): number {
+  const header = error.responseHeaders?.['retry-after'];
+  const seconds = header ? Number(header) : NaN;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 30 ? seconds * 1000 : RETRY_DELAY_MS;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

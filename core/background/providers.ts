@@ -1,0 +1,197 @@
+import { ProviderError } from '@/core/agent/errors';
+import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
+import { checkProvider, createAgentClient, describeListError, listModels, PROVIDER_LABELS, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
+import { assertKeyTransport } from '@/core/agent/providers/common';
+import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core/messaging/protocol';
+import type { ConversationStore } from '@/core/storage/conversations';
+import type { AssistantMessage } from '@/core/storage/db';
+import type { EventHub } from './events';
+import {
+  conversationModels,
+  providerSettings,
+  validateProviderProfile,
+  type ModelChoice,
+  type ProviderProfile,
+  type ProviderProfileInput,
+  type ProviderSecrets,
+} from '@/core/storage/settings';
+
+/** The id the sidebar uses for a conversation not created yet. */
+export const NEW_CONVERSATION = 'new';
+
+/**
+ * The background's side of model providers: profiles (settings + keys per profile), model lists,
+ * the model picked per conversation, and model clients built from them. Keys never leave it.
+ */
+export class ProviderService {
+  constructor(private readonly secrets: ProviderSecrets) {}
+
+  /** The connection a conversation's next request uses: its picked model, else the default profile's. */
+  async config(conversationId?: string): Promise<ProviderConfig> {
+    const settings = await providerSettings.getValue();
+    const choice = conversationId ? (await conversationModels.getValue())[conversationId] : undefined;
+    const profile =
+      settings.profiles.find((p) => p.id === (choice?.profileId ?? settings.activeId)) ??
+      settings.profiles.find((p) => p.id === settings.activeId) ??
+      settings.profiles[0];
+    if (!profile) throw new ProviderError({ kind: 'bad_request', message: 'No model provider is set up. Add one in Settings → Model provider.' });
+    const model = choice && choice.profileId === profile.id ? choice.model : profile.model;
+    try {
+      validateProviderProfile({ ...profile, model });
+    } catch (error) {
+      throw new ProviderError({ kind: 'bad_request', message: `The provider settings are not usable: ${(error as Error).message}` });
+    }
+    return {
+      type: profile.type,
+      baseUrl: profile.baseUrl,
+      model,
+      apiKey: await this.secrets.getApiKey(profile.id),
+      contextLength: profile.contextLength,
+      numCtx: profile.numCtx,
+      toolMode: profile.toolMode,
+    };
+  }
+
+  /**
+   * A model client for the conversation (or the default profile): prompted tool calls when the
+   * model has none, the context window kept. Throws `ProviderError` if it cannot be built.
+   */
+  async client(conversationId?: string, notice?: (kind: NoticeKind, text: string, once?: boolean) => void): Promise<ModelClient> {
+    return createAgentClient(await this.config(conversationId), notice);
+  }
+
+  async check(): Promise<ProviderCheck> {
+    let config: ProviderConfig;
+    try {
+      config = await this.config();
+    } catch (error) {
+      const settings = await providerSettings.getValue();
+      const profile = settings.profiles.find((p) => p.id === settings.activeId);
+      return { ok: false, model: profile?.model ?? '', message: (error as Error).message };
+    }
+    return checkProvider(config);
+  }
+
+  async view(): Promise<ProviderView> {
+    const settings = await providerSettings.getValue();
+    const profiles: ProviderProfileView[] = await Promise.all(
+      settings.profiles.map(async (p) => ({ ...p, hasApiKey: Boolean(await this.secrets.getApiKey(p.id)) })),
+    );
+    const active = profiles.find((p) => p.id === settings.activeId) ?? profiles[0]!;
+    return { ...active, activeId: active.id, profiles };
+  }
+
+  /** Validates and saves a profile, makes it the default, and stores its key if one was given. */
+  async save(input: Partial<ProviderProfileInput> & { baseUrl: string; model: string; apiKey?: string }): Promise<ProviderView> {
+    const settings = await providerSettings.getValue();
+    const id = input.id === 'new' ? crypto.randomUUID() : (input.id ?? settings.activeId);
+    const existing = settings.profiles.find((p) => p.id === id);
+    const clean = validateProviderProfile({ ...existing, ...input, type: input.type ?? existing?.type ?? 'openai-compatible', id });
+    const profile: ProviderProfile = { ...clean, id, name: clean.name };
+    const key = input.apiKey !== undefined ? input.apiKey.trim() : await this.secrets.getApiKey(id);
+    // Refused before anything is saved: a key must not go over plain http to another computer.
+    assertKeyTransport(profile.baseUrl, key);
+    const profiles = existing ? settings.profiles.map((p) => (p.id === id ? profile : p)) : [...settings.profiles, profile];
+    await providerSettings.setValue({ activeId: id, profiles });
+    if (input.apiKey !== undefined) await this.secrets.setApiKey(input.apiKey, id);
+    return this.view();
+  }
+
+  /** Removes a profile and its key; the last one stays (there must be a default). */
+  async remove(id: string): Promise<ProviderView> {
+    const settings = await providerSettings.getValue();
+    if (settings.profiles.length <= 1) throw new Error('This is the only profile: change it instead of deleting it.');
+    const profiles = settings.profiles.filter((p) => p.id !== id);
+    const activeId = settings.activeId === id ? profiles[0]!.id : settings.activeId;
+    await providerSettings.setValue({ activeId, profiles });
+    await this.secrets.setApiKey('', id);
+    const choices = await conversationModels.getValue();
+    const kept = Object.fromEntries(Object.entries(choices).filter(([, c]) => c.profileId !== id));
+    if (Object.keys(kept).length !== Object.keys(choices).length) await conversationModels.setValue(kept);
+    return this.view();
+  }
+
+  /** A provider's model list for a saved profile or the options form's values. */
+  async models(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string }> {
+    const settings = await providerSettings.getValue();
+    const profile = settings.profiles.find((p) => p.id === (request.profileId ?? settings.activeId));
+    const type = request.type ?? profile?.type ?? 'openai-compatible';
+    const baseUrl = request.baseUrl?.trim() || profile?.baseUrl || '';
+    const apiKey = request.apiKey?.trim() || (profile ? await this.secrets.getApiKey(profile.id) : undefined);
+    const config: ProviderConfig = { type, baseUrl, model: profile?.model ?? '', apiKey };
+    try {
+      return { models: await listModels(config) };
+    } catch (error) {
+      return { models: [], error: describeListError(error, PROVIDER_LABELS[type], baseUrl) };
+    }
+  }
+
+  async getChoice(conversationId: string): Promise<ModelChoice | null> {
+    return (await conversationModels.getValue())[conversationId] ?? null;
+  }
+
+  async setChoice(conversationId: string, choice: ModelChoice | null): Promise<ModelChoice | null> {
+    const all = { ...(await conversationModels.getValue()) };
+    if (choice) {
+      const settings = await providerSettings.getValue();
+      if (!settings.profiles.some((p) => p.id === choice.profileId)) throw new Error('That provider profile no longer exists.');
+      const model = choice.model.trim();
+      if (!model) throw new Error('Give a model name.');
+      all[conversationId] = { profileId: choice.profileId, model };
+    } else delete all[conversationId];
+    await conversationModels.setValue(all);
+    return all[conversationId] ?? null;
+  }
+
+  /**
+   * A model picked before the conversation existed (the sidebar's new conversation, id `new`)
+   * goes to the conversation created next.
+   */
+  async adoptNew(conversationId: string): Promise<void> {
+    const all = await conversationModels.getValue();
+    const pending = all[NEW_CONVERSATION];
+    if (!pending) return;
+    const { [NEW_CONVERSATION]: _, ...rest } = all;
+    await conversationModels.setValue({ ...rest, [conversationId]: pending });
+  }
+
+  /** Forgets a deleted conversation's pick. */
+  async forget(conversationId: string): Promise<void> {
+    const all = await conversationModels.getValue();
+    if (!(conversationId in all)) return;
+    const { [conversationId]: _, ...rest } = all;
+    await conversationModels.setValue(rest);
+  }
+}
+
+/**
+ * Writes a note from Sidequest into the conversation (shown in the sidebar, never sent to the
+ * model). A note marked `once` (prompted tool calls; old results shortened) is written once per
+ * conversation.
+ */
+export async function addNotice(
+  store: ConversationStore,
+  hub: EventHub,
+  conversationId: string,
+  kind: NoticeKind,
+  text: string,
+  once = false,
+): Promise<void> {
+  try {
+    if (once) {
+      const messages = await store.messages(conversationId);
+      if (messages.some((m) => m.role === 'assistant' && m.notice === kind && m.text === `*${text}*`)) return;
+    }
+    const message = await store.append<AssistantMessage>({
+      role: 'assistant',
+      conversationId,
+      text: `*${text}*`,
+      status: 'complete',
+      toolCalls: [],
+      notice: kind,
+    });
+    hub.broadcast({ type: 'message', message });
+  } catch (error) {
+    console.warn('[sidequest] could not write a notice', error);
+  }
+}

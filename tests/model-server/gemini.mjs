@@ -1,0 +1,111 @@
+// A scripted Google Gemini server: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`
+// answered as the API streams (each `data:` a GenerateContentResponse: candidates[0].content.parts
+// with text or a whole functionCall, finishReason and usageMetadata on the last), `GET
+// /v1beta/models` (and one model), and the API's error bodies ({error: {code, message, status}}).
+
+import { estimateTokens, json, pieces, readBody, scriptRequest, sleep, startScriptedServer } from './wire.mjs';
+
+const ERRORS = {
+  auth: [400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }]],
+  not_found: [404, 'NOT_FOUND', 'models/gemini-nonexistent is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods.'],
+  rate_limit: [429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.'],
+  overloaded: [503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'],
+  context: [400, 'INVALID_ARGUMENT', 'The input token count (5210) exceeds the maximum number of tokens allowed (4000).'],
+  tools: [400, 'INVALID_ARGUMENT', 'Function calling is not enabled for this model.'],
+  server: [500, 'INTERNAL', 'An internal error has occurred.'],
+};
+
+export function geminiError(kind) {
+  const [code, status, message, details] = ERRORS[kind];
+  return { status: code, body: { error: { code, message, status, ...(details ? { details } : {}) } } };
+}
+
+function normalize(body) {
+  const out = [];
+  const system = (body.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
+  if (system) out.push({ role: 'system', content: system });
+  for (const c of body.contents ?? []) {
+    const parts = c.parts ?? [];
+    if (c.role === 'model') {
+      const calls = parts.filter((p) => p.functionCall).map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
+      out.push({ role: 'assistant', content: parts.map((p) => p.text ?? '').join(''), ...(calls.length ? { tool_calls: calls } : {}) });
+    } else {
+      for (const p of parts.filter((p) => p.functionResponse)) {
+        out.push({ role: 'tool', name: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) });
+      }
+      const text = parts.map((p) => p.text ?? '').join('');
+      if (text) out.push({ role: 'user', content: text });
+    }
+  }
+  return out;
+}
+
+/**
+ * @param {{ port?: number, script?: any, apiKey?: string, contextLimit?: number,
+ *   models?: Array<{ name: string, inputTokenLimit?: number }> }} [options]
+ */
+export function startGeminiServer(options = {}) {
+  const models = () => options.models ?? [{ name: 'models/gemini-scripted', displayName: 'Gemini Scripted', inputTokenLimit: 1048576 }];
+  return startScriptedServer(options, async (req, res, url, ctx) => {
+    const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
+    const keyOk = !options.apiKey || key === options.apiKey;
+    if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+      if (!keyOk) return sendError(res, 'auth');
+      return json(res, 200, { models: models().map((m) => ({ supportedGenerationMethods: ['generateContent', 'countTokens'], ...m })) });
+    }
+    const one = /^\/v1beta\/(models\/[^/:]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && one) {
+      if (!keyOk) return sendError(res, 'auth');
+      const model = models().find((m) => m.name === one[1]);
+      return model ? json(res, 200, model) : sendError(res, 'not_found');
+    }
+    const match = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(url.pathname);
+    if (req.method !== 'POST' || !match) return json(res, 404, { error: { code: 404, message: `No route ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } });
+    const body = JSON.parse(await readBody(req));
+    const toolNames = (body.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+    const request = scriptRequest(body, normalize(body), toolNames, req.headers);
+    const reply = await ctx.run(request);
+    if (!keyOk) return sendError(res, 'auth');
+    if (options.contextLimit && estimateTokens({ s: body.systemInstruction, c: body.contents, t: body.tools }) > options.contextLimit) return sendError(res, 'context');
+    if (reply.error) return sendError(res, reply.error);
+    if (reply.status >= 400) return json(res, reply.status, reply.errorBody ?? geminiError('server').body);
+
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+    const send = async (parts, last) => {
+      const chunk = {
+        candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+        usageMetadata: { promptTokenCount: usage.prompt_tokens, ...(last ? { candidatesTokenCount: usage.completion_tokens, totalTokenCount: usage.prompt_tokens + usage.completion_tokens } : { totalTokenCount: usage.prompt_tokens }) },
+        modelVersion: match[1],
+        responseId: `resp-${ctx.nextId()}`,
+      };
+      res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+      request.lastByteAt = performance.now();
+      if (reply.delayMs) await sleep(reply.delayMs);
+    };
+    const texts = pieces(reply.text ?? '', reply.chunkSize);
+    const calls = (reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments ?? {} } }));
+    if (reply.malformed) {
+      res.write('data: {"candidates": [{"content": {"parts": [{"text": "Hel\r\n\r\n');
+      res.end();
+      return;
+    }
+    for (const [i, t] of texts.entries()) {
+      await send([{ text: t }], !calls.length && i === texts.length - 1);
+      if (reply.disconnect && i === texts.length - 1) {
+        await sleep(50);
+        res.socket?.destroy();
+        return;
+      }
+    }
+    // Gemini sends a function call whole, in one part.
+    if (calls.length) await send(calls, true);
+    else if (!texts.length) await send([{ text: '' }], true);
+    res.end();
+  }, (port) => `http://127.0.0.1:${port}/v1beta`);
+}
+
+function sendError(res, kind) {
+  const { status, body } = geminiError(kind);
+  json(res, status, body);
+}

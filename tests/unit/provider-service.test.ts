@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { NEW_CONVERSATION, ProviderService } from '@/core/background/providers';
+import { openDb } from '@/core/storage/db';
+import { conversationModels, ProviderSecrets, providerSettings } from '@/core/storage/settings';
+
+let count = 0;
+const service = () => new ProviderService(new ProviderSecrets(openDb(`test-provider-service-${++count}`)));
+
+describe('provider profiles in the background', () => {
+  it('edits the default profile, adds new ones that become the default, keeps keys per profile', async () => {
+    const providers = service();
+    let view = await providers.save({ baseUrl: 'http://127.0.0.1:8788/v1', model: 'scripted-model', apiKey: 'sk-1' });
+    expect(view).toMatchObject({ id: 'default', type: 'openai-compatible', hasApiKey: true });
+    view = await providers.save({ id: 'new', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-x', apiKey: 'sk-ant' });
+    expect(view.profiles).toHaveLength(2);
+    expect(view.activeId).not.toBe('default');
+    expect(view).toMatchObject({ type: 'anthropic', name: 'Anthropic (api.anthropic.com)', hasApiKey: true });
+    expect(await providers.config()).toMatchObject({ type: 'anthropic', model: 'claude-x', apiKey: 'sk-ant' });
+    // Nothing of the keys in storage.local.
+    const { fakeBrowser } = await import('wxt/testing');
+    expect(JSON.stringify(await fakeBrowser.storage.local.get(null))).not.toMatch(/sk-/);
+    view = await providers.remove(view.activeId);
+    expect(view.profiles.map((p) => p.id)).toEqual(['default']);
+    await expect(providers.remove('default')).rejects.toThrow(/only profile/);
+  });
+
+  it('refuses to keep a key for a plain-http address on another computer', async () => {
+    const providers = service();
+    await expect(providers.save({ baseUrl: 'http://models.example.com/v1', model: 'm', apiKey: 'sk-1' })).rejects.toThrow(/plain http/);
+    expect((await providerSettings.getValue()).profiles[0]!.baseUrl).not.toContain('example.com');
+    // Loopback is fine, and so is https.
+    await providers.save({ baseUrl: 'http://localhost:1234/v1', model: 'm', apiKey: 'sk-1' });
+    await providers.save({ baseUrl: 'https://models.example.com/v1', model: 'm', apiKey: 'sk-1' });
+  });
+
+  it('keeps the model picked per conversation, and a pick on a new conversation goes to the next one', async () => {
+    const providers = service();
+    const anthropic = await providers.save({ id: 'new', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-x', apiKey: 'k' });
+    await providers.save({ id: 'default', baseUrl: 'http://localhost:11434/v1', model: 'llama3.2' });
+    await providers.setChoice('c1', { profileId: anthropic.activeId, model: 'claude-other' });
+    expect(await providers.config('c1')).toMatchObject({ type: 'anthropic', model: 'claude-other' });
+    expect(await providers.config('c2')).toMatchObject({ type: 'openai-compatible', model: 'llama3.2' });
+    await providers.setChoice(NEW_CONVERSATION, { profileId: anthropic.activeId, model: 'claude-new' });
+    await providers.adoptNew('c3');
+    expect(await providers.getChoice('c3')).toEqual({ profileId: anthropic.activeId, model: 'claude-new' });
+    expect(await providers.getChoice(NEW_CONVERSATION)).toBeNull();
+    await providers.forget('c1');
+    expect(Object.keys(await conversationModels.getValue())).toEqual(['c3']);
+    await expect(providers.setChoice('c4', { profileId: 'gone', model: 'x' })).rejects.toThrow(/no longer exists/);
+  });
+});
+
+describe('notices in the conversation', () => {
+  it('are shown once when marked so, and never sent to the model', async () => {
+    const { addNotice } = await import('@/core/background/providers');
+    const { ConversationStore } = await import('@/core/storage/conversations');
+    const { toModelPrompt } = await import('@/core/agent/history');
+    const store = new ConversationStore(openDb(`test-notices-${++count}`));
+    const broadcast: unknown[] = [];
+    const hub = { broadcast: (e: unknown) => broadcast.push(e) } as never;
+    const conversation = await store.create();
+    await store.append({ role: 'user', conversationId: conversation.id, text: 'Hello' });
+    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
+    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
+    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
+    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
+    const messages = await store.messages(conversation.id);
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.role === 'assistant' && m.text)).toEqual([
+      '*No tool calling.*',
+      '*Summarized.*',
+      '*Summarized.*',
+    ]);
+    expect(broadcast).toHaveLength(3);
+    expect(toModelPrompt('system', messages)).toEqual([
+      { role: 'system', content: 'system' },
+      { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
+    ]);
+  });
+});
