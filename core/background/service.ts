@@ -12,6 +12,9 @@ import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { agentSettings, pluginState, ProviderSecrets, providerSettings, validateProviderSettings } from '@/core/storage/settings';
+import { ApprovalGate } from '@/core/approvals/gate';
+import { permissionStore } from '@/core/storage/permissions';
+import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
 
@@ -44,6 +47,10 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const getModelClient = async () => createOpenAICompatibleClient(await providerConfig());
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
+  const badge = new BadgeCounter();
+  // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
+  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl });
+  registry.gate = gate;
   const runner = new AgentRunner({
     store,
     registry,
@@ -58,6 +65,20 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
         hub.broadcast({ type: 'tool-activity', conversationId, toolCallId, toolName, event }),
     },
     observe: stepTimer && (() => stepTimer.observe()),
+    beforeRun: (conversation, history) =>
+      gate.beginRun(conversation.id, {
+        trusted: Boolean(conversation.actWithoutAsking),
+        userTexts: history.flatMap((m) => (m.role === 'user' ? [m.text] : [])),
+        calls: history.flatMap((m) =>
+          m.role === 'tool' && m.result?.ok ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin) }] : [],
+        ),
+      }),
+  });
+  gate.onChange((change) => {
+    if (change.type === 'asked') hub.broadcast({ type: 'approval', approval: change.approval });
+    else if (change.type === 'closed') hub.broadcast({ type: 'approval-closed', id: change.id, conversationId: change.conversationId });
+    else hub.broadcast({ type: 'permissions', permissions: change.permissions });
+    if (change.type !== 'permissions') badge.set('core:approvals', gate.list().length);
   });
 
   // Registered before any `await`: handlers wait for start-up themselves.
@@ -81,6 +102,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     const ctx: PluginContext = {
       pluginId: plugin.id,
       handle,
+      setBadgeCount: (count) => badge.set(`plugin:${plugin.id}`, count),
       broadcast: (event) => hub.broadcast(event),
       storage: pluginStorage(db, plugin.id),
       getModelClient,
@@ -102,6 +124,23 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       },
       setup?.service,
     );
+  }
+
+  /**
+   * The tab the user is looking at: the active tab of the last focused window, or, when that is
+   * one of the extension's own pages (the sidebar opened in a tab), the one used last before it.
+   */
+  async function userTab(): Promise<{ id: number; url: string } | undefined> {
+    const own = browser.runtime.getURL('/');
+    const tabs = await browser.tabs.query({ lastFocusedWindow: true }).catch(() => []);
+    const theirs = tabs.filter((t) => t.id !== undefined && !(t.url ?? '').startsWith(own));
+    const pick = tabs.find((t) => t.active && theirs.includes(t)) ?? theirs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
+    return pick ? { id: pick.id!, url: pick.url ?? '' } : undefined;
+  }
+
+  async function tabUrl(tabId: number): Promise<string | undefined> {
+    const tab = await browser.tabs.get(tabId).catch(() => undefined);
+    return tab && (tab.url || tab.pendingUrl);
   }
 
   async function providerConfig(): Promise<ProviderConfig> {
@@ -131,6 +170,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // Everything that reads settings or storage waits for start-up to finish.
   ready = (async () => {
     await registry.loadState();
+    await gate.load().catch((error) => console.error('[sidequest] could not read the remembered permissions', error));
     for (const task of startupTasks) {
       try {
         await task();
@@ -173,6 +213,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   handle('deleteConversation', async ({ id }) => {
     runner.stop(id);
     await runner.settled(id);
+    gate.forget(id);
     for (const listener of deletedListeners) {
       try {
         await listener(id);
@@ -205,6 +246,22 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     return pluginInfos();
   });
 
+  handle('listApprovals', () => gate.list());
+  handle('answerApproval', ({ id, answer }) => gate.answer(id, answer));
+  handle('listPermissions', async () => {
+    await gate.load();
+    return gate.permissions();
+  });
+  handle('revokePermission', ({ tool, site }) => gate.revoke(tool, site));
+  handle('setActWithoutAsking', async ({ conversationId, on }) => {
+    const before = await store.getOrThrow(conversationId);
+    // Not a change of its content: the conversation keeps its place in the list.
+    const conversation = await store.update(conversationId, { actWithoutAsking: on, updatedAt: before.updatedAt });
+    gate.setTrusted(conversationId, on);
+    hub.broadcast({ type: 'conversation', conversation });
+    return conversation;
+  });
+
   if (bench) {
     handle('getStepTimings', () => stepTimer!.recent());
     handle('measureToolCalls', async ({ name, input, iterations }) => {
@@ -222,7 +279,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     });
   }
 
-  return { registry, runner, store, hub, ready, browser };
+  return { registry, runner, store, hub, ready, browser, gate };
 }
 
 export type { StepTiming };

@@ -1,5 +1,6 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
+import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approvals/gate';
 import type { PluginSource, ToolAnnotations } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
@@ -48,6 +49,15 @@ export interface ProtocolMap extends BenchProtocolMap {
   saveProvider(data: { baseUrl: string; model: string; apiKey?: string }): ProviderView;
   listPlugins(): PluginInfo[];
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
+  /** The approval gate's asks waiting for the user, in every conversation. */
+  listApprovals(): PendingApproval[];
+  /** The user's answer to an ask: Allow once, Always allow (this tool on this site), Deny. */
+  answerApproval(data: { id: string; answer: ApprovalAnswer }): void;
+  /** The remembered choices (Settings → Privacy → Permissions). */
+  listPermissions(): Permission[];
+  revokePermission(data: { tool: string; site: string }): Permission[];
+  /** The conversation's "act without asking" switch. */
+  setActWithoutAsking(data: { conversationId: string; on: boolean }): Conversation;
 }
 
 /**
@@ -79,6 +89,12 @@ export interface UiEventMap {
   /** A piece of streamed text; `offset` is where it starts in the message's text. */
   delta: { conversationId: string; messageId: string; text: string; offset: number };
   plugins: { plugins: PluginInfo[] };
+  /** A tool call waits for the user's say-so. */
+  approval: { approval: PendingApproval };
+  /** An ask closed (allowed, denied, timed out, withdrawn). */
+  'approval-closed': { id: string; conversationId?: string };
+  /** The remembered choices changed. */
+  permissions: { permissions: Permission[] };
   /** A tool call reported live activity (nested progress); its tool's reducer folds it in. */
   'tool-activity': { conversationId: string; toolCallId: string; toolName: string; event: unknown };
 }
