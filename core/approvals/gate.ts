@@ -80,7 +80,7 @@ export interface RunSeed {
   trusted: boolean;
   userTexts: string[];
   /** Earlier tool calls that succeeded, with their spec when the tool still exists. */
-  calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean }>;
+  calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; output?: unknown }>;
 }
 
 const key = (tool: string, site: string) => `${tool}\n${site}`;
@@ -125,6 +125,9 @@ export class ApprovalGate implements ToolGate {
       const target = safeTarget(call.spec, call.input, undefined);
       const origin = originOf(target?.url);
       if (origin) state.origins.add(origin);
+      // A tab read earlier: its address is in what the tool returned, when it says (tabs may have moved on since).
+      const read = call.output as { url?: unknown } | undefined;
+      if (call.spec.annotations.pages && typeof read?.url === 'string' && originOf(read.url)) state.origins.add(originOf(read.url));
       if (readsPrivateData(call.spec.annotations, call.fromPage)) state.tainted = true;
     }
   }

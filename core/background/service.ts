@@ -70,7 +70,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
         trusted: Boolean(conversation.actWithoutAsking),
         userTexts: history.flatMap((m) => (m.role === 'user' ? [m.text] : [])),
         calls: history.flatMap((m) =>
-          m.role === 'tool' && m.result?.ok ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin) }] : [],
+          m.role === 'tool' && m.result?.ok ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin), output: m.result.output }] : [],
         ),
       }),
   });
