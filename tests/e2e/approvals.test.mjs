@@ -160,7 +160,7 @@ for (const browserName of selectedBrowsers()) {
       });
       await sendMessage(sidebar, 'What is the title of my inbox tab?');
       const card = await waitForCard(sidebar, /execute_script/);
-      assert.ok(card.includes(code), `the card shows the code:\n${card}`);
+      assert.ok(card.includes(`"code": ${JSON.stringify(code)}`), `the card shows the code (as JSON text):\n${card}`);
       assert.ok(card.includes(site.url('/').slice('http://'.length, -1)), 'and the site');
       await sidebar.screenshot(screenshotPath(browserName, 'approval-script'));
       await sidebar.click('button', 'Always allow');
