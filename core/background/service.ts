@@ -277,6 +277,22 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       }
       return { durations, ok, lastError };
     });
+    handle('measureGate', async ({ name, input, iterations }) => {
+      const spec = registry.describe(name);
+      if (!spec) throw new Error(`There is no tool ${name}.`);
+      const call = { name, input, spec, conversationId: 'bench:gate' };
+      const n = Math.min(Math.max(iterations, 1), 100_000);
+      const durations: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const verdict = await gate.check(call);
+        durations.push(performance.now() - t0);
+        if (!verdict.ok) throw new Error(`The gate refused ${name}: ${verdict.result.ok ? '' : verdict.result.error}`);
+        gate.record(call, verdict.note, { ok: true, output: null });
+      }
+      return { durations, mean: (performance.now() - started) / n };
+    });
   }
 
   return { registry, runner, store, hub, ready, browser, gate };

@@ -69,6 +69,8 @@ export interface BenchProtocolMap {
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
   /** Runs a registry tool `iterations` times and returns each call's time in ms. */
   measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string };
+  /** Times the approval gate's decision for a call it lets through without asking (ms per call, and the batch mean). */
+  measureGate(data: { name: string; input: unknown; iterations: number }): { durations: number[]; mean: number };
 }
 
 export const messaging = defineExtensionMessaging<ProtocolMap>();

@@ -136,6 +136,33 @@ for (const browserName of selectedBrowsers()) {
       await inbox.close();
     });
 
+    test('an ask waits while the sidebar is closed: the toolbar badge counts it, and the card is there when it opens', async () => {
+      const inbox = await h.newPage(site.url('/inbox.html'));
+      gullible();
+      const sidebar = await openSidebar(h, { autoApprove: false });
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Summarise my inbox tab, third time');
+      await waitForCard(sidebar, /web_fetch/);
+      await sidebar.close();
+      const options = await h.openExtensionPage('options.html');
+      const badge = () => options.evaluate(() => (globalThis.chrome?.action ?? globalThis.browser.browserAction).getBadgeText({}));
+      await options.waitFor(async () => {
+        const api = globalThis.chrome?.action ?? globalThis.browser.browserAction;
+        return (await api.getBadgeText({})) === '1';
+      });
+      const again = await openSidebar(h, { autoApprove: false });
+      const card = await waitForCard(again, /web_fetch/);
+      assert.ok(card.includes(stealUrl));
+      await again.click('button', 'Deny');
+      await again.waitForText('Done. The fetch said:', { timeout: 20_000 });
+      await waitForIdle(again);
+      assert.equal(await badge(), '');
+      assert.equal(attacker.requests.length, 1, 'nothing more reached the attacker');
+      await options.close();
+      await again.close();
+      await inbox.close();
+    });
+
     test('a script in a page asks with its code; Always allow is remembered, listed in Settings → Privacy, and revoked', async () => {
       const inbox = await h.newPage(site.url('/inbox.html'));
       const code = 'document.title + " / " + (6 * 7)';
