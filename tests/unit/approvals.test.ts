@@ -126,7 +126,7 @@ describe('approval gate', () => {
   it('Deny: the model reads that the user declined; the card had the site, the tool and the full arguments', async () => {
     const { gate } = makeGate();
     const code = 'document.querySelector("form").submit()';
-    const pending = gate.check(call('run_script', SCRIPT, { tab_id: 2, code }, { agentLabel: undefined, agent: 'Checkout helper' } as Partial<GatedCall>));
+    const pending = gate.check(call('run_script', SCRIPT, { tab_id: 2, code }, { agent: 'Checkout helper' }));
     const ask = await nextAsk(gate);
     expect(ask).toMatchObject({ tool: 'run_script', site: 'https://bank.example', reason: 'destructive', scope: 'call', agent: 'Checkout helper', conversationId: 'c1' });
     expect(JSON.parse(ask.arguments)).toEqual({ tab_id: 2, code });
