@@ -123,6 +123,8 @@ async function steps(browserName) {
     }
     const timings = await callBackground(sidebar, 'getStepTimings');
     const idbWrites = await measureIndexedDbWrite(sidebar);
+    // The approval gate's decision alone, for a call it lets through from memory (no ask, no storage).
+    const gateTimes = await callBackground(sidebar, 'measureGate', { name: 'list_tabs', input: {}, iterations: 5000 });
     const start = timings.map((t) => t.toolStartDelay);
     const next = timings.map((t) => t.nextRequestDelay);
     const total = timings.map((t) => t.toolStartDelay + t.nextRequestDelay);
@@ -134,7 +136,9 @@ async function steps(browserName) {
       ['extension overhead per step (sum)', fmt(quantile(total, 0.5)), fmt(quantile(total, 0.95))],
       ['whole step, request → next request (baseline)', fmt(quantile(stepTimes, 0.5)), fmt(quantile(stepTimes, 0.95))],
       [`one IndexedDB write, same browser (baseline; mean ${fmt(idbWrites.mean)})`, fmt(quantile(idbWrites.times, 0.5)), fmt(quantile(idbWrites.times, 0.95))],
+      [`approval gate per call, allowed from memory (mean of 5000: ${gateTimes.mean.toFixed(4)} ms)`, fmt(quantile(gateTimes.durations, 0.5)), fmt(quantile(gateTimes.durations, 0.95))],
     ]);
+    console.log(`approval gate budget: median < 0.1 ms per call (mean ${gateTimes.mean.toFixed(4)} ms)`);
     const part = (k) => fmt(quantile(timings.map((t) => t.parts[k]), 0.5));
     console.log('\nWhere it goes (medians):');
     table([

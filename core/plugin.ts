@@ -48,6 +48,11 @@ export interface PluginContext {
     type: K,
     handler: (data: Parameters<ProtocolMap[K]>[0]) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>,
   ): void;
+  /**
+   * How many things of this plugin wait for the user (questions): the toolbar badge shows the sum
+   * over the core and every plugin.
+   */
+  setBadgeCount(count: number): void;
   /** Sends a live update to every open extension page. */
   broadcast(event: UiEvent): void;
   /** The plugin's own storage (IndexedDB: content scripts cannot read or write it). */

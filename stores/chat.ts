@@ -129,6 +129,17 @@ export const useChatStore = defineStore('chat', () => {
     dropConversation(id);
   }
 
+  /** The open conversation's "act without asking" switch (the approval gate asks nothing while on). */
+  async function setActWithoutAsking(on: boolean): Promise<void> {
+    const id = activeId.value;
+    if (!id) return;
+    try {
+      upsertConversation(await sendMessage('setActWithoutAsking', { conversationId: id, on }));
+    } catch (error) {
+      requestError.value = (error as Error).message;
+    }
+  }
+
   async function checkProvider(): Promise<void> {
     providerCheck.value = await sendMessage('checkProvider').catch((error: Error) => ({ ok: false, model: '', message: error.message }));
   }
@@ -264,6 +275,7 @@ export const useChatStore = defineStore('chat', () => {
     resume,
     rename,
     remove,
+    setActWithoutAsking,
     checkProvider,
     flushDeltas,
   };

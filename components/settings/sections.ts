@@ -1,4 +1,5 @@
 import { pluginUi, type SettingsSection } from '@/core/ui/plugins';
+import { defineAsyncComponent } from 'vue';
 import SettingsPlugins from './SettingsPlugins.vue';
 import SettingsProvider from './SettingsProvider.vue';
 
@@ -11,6 +12,7 @@ const GROUPS = ['Agent', 'Privacy', 'Data'];
 const core: SettingsSection[] = [
   { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider, order: 0 },
   { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins, order: 100 },
+  { id: 'permissions', group: 'Privacy', title: 'Permissions', component: defineAsyncComponent(() => import('./SettingsPermissions.vue')), order: 0 },
 ];
 
 /** Every section: the core's and the plugins', by group, then by order. */

@@ -1,5 +1,5 @@
 import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
-import type { ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
+import type { GatedCall, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
 import type {
@@ -37,6 +37,8 @@ export interface AgentDeps {
   keepAlive?(): () => void;
   /** Makes an observer of each run's loop (the benchmark's step timer). */
   observe?(): LoopObserver;
+  /** A run is about to start from this history (the approval gate learns what it involved). */
+  beforeRun?(conversation: Conversation, history: StoredMessage[]): void;
 }
 
 /** How often streamed text is written to IndexedDB while it arrives. */
@@ -130,9 +132,10 @@ export class AgentRunner {
       });
   }
 
-  private async setStatus(conversationId: string, patch: Partial<Conversation>): Promise<void> {
+  private async setStatus(conversationId: string, patch: Partial<Conversation>): Promise<Conversation> {
     const conversation = await this.deps.store.update(conversationId, patch);
     this.deps.events.conversation(conversation);
+    return conversation;
   }
 
   private async run(conversationId: string, signal: AbortSignal): Promise<void> {
@@ -161,12 +164,14 @@ export class AgentRunner {
       await this.setStatus(conversationId, { status: 'error', error: info });
       return;
     }
-    await this.setStatus(conversationId, { model: client.config.model });
+    const conversation = await this.setStatus(conversationId, { model: client.config.model });
+    const history = await store.messages(conversationId);
+    this.deps.beforeRun?.(conversation, history);
     const outcome = await runAgentLoop({
       client,
       registry,
       transcript: storeTranscript(store, events, conversationId),
-      history: await store.messages(conversationId),
+      history,
       system: systemPrompt(),
       maxSteps,
       signal,
@@ -248,8 +253,8 @@ export interface LoopOptions {
    * Throwing refuses the call; the message goes to the model as the tool's error.
    */
   checkCall?: (name: string, input: unknown) => unknown;
-  /** What every tool call gets besides its signal (the conversation, a bound tab). */
-  toolContext?: Pick<ToolContext, 'conversationId' | 'tabId'>;
+  /** What every tool call gets besides its signal (the conversation, a bound tab, a sub-agent's label). */
+  toolContext?: Pick<ToolContext, 'conversationId' | 'tabId' | 'agentLabel'>;
   /** The answer being streamed now (undefined once it is saved). */
   onStreaming?(message: AssistantMessage | undefined): void;
   /** Told the marks of each step (the benchmark's step timer); optional. */
@@ -416,6 +421,27 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
       return { ok: false, code: 'invalid_input', error: errorMessage(error) };
     }
   }
+  const conversationId = options.toolContext?.conversationId ?? transcript.conversationId;
+  // The user's say-so, for the main agent and sub-agents alike; asked only about calls that can run.
+  const gate = registry.gate;
+  let gated: GatedCall | undefined;
+  let note: unknown;
+  if (gate) {
+    const refused = registry.refusal(call.name, input, options.allow);
+    if (refused) return refused;
+    gated = {
+      name: call.name,
+      input,
+      spec: registry.describe(call.name)!,
+      conversationId,
+      toolCallId: call.id,
+      tabId: options.toolContext?.tabId,
+      agent: options.toolContext?.agentLabel,
+    };
+    const verdict = await gate.check(gated, signal);
+    if (!verdict.ok) return verdict.result;
+    note = verdict.note;
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<unknown> = Promise.resolve();
   const reduce = registry.activityReducer(call.name);
@@ -428,16 +454,13 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
     }, ACTIVITY_SAVE_INTERVAL_MS);
   });
   try {
-    return await registry.invoke(call.name, input, {
+    const result = await registry.invoke(call.name, input, {
       signal,
       allow: options.allow,
-      context: {
-        ...options.toolContext,
-        conversationId: options.toolContext?.conversationId ?? transcript.conversationId,
-        toolCallId: call.id,
-        reportActivity,
-      },
+      context: { ...options.toolContext, conversationId, toolCallId: call.id, reportActivity },
     });
+    if (gated) gate?.record?.(gated, note, result);
+    return result;
   } finally {
     clearTimeout(timer);
     await saving;

@@ -10,6 +10,9 @@ import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { agentSettings, pluginState, ProviderSecrets } from '@/core/storage/settings';
+import { ApprovalGate } from '@/core/approvals/gate';
+import { permissionStore } from '@/core/storage/permissions';
+import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
 import { addNotice, ProviderService } from './providers';
@@ -46,6 +49,10 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     providers.client(conversationId, conversationId ? (kind, text, once) => void addNotice(store, hub, conversationId, kind, text, once) : undefined);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
+  const badge = new BadgeCounter();
+  // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
+  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl });
+  registry.gate = gate;
   const runner = new AgentRunner({
     store,
     registry,
@@ -60,6 +67,20 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
         hub.broadcast({ type: 'tool-activity', conversationId, toolCallId, toolName, event }),
     },
     observe: stepTimer && (() => stepTimer.observe()),
+    beforeRun: (conversation, history) =>
+      gate.beginRun(conversation.id, {
+        trusted: Boolean(conversation.actWithoutAsking),
+        userTexts: history.flatMap((m) => (m.role === 'user' ? [m.text] : [])),
+        calls: history.flatMap((m) =>
+          m.role === 'tool' && m.result?.ok ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin), output: m.result.output }] : [],
+        ),
+      }),
+  });
+  gate.onChange((change) => {
+    if (change.type === 'asked') hub.broadcast({ type: 'approval', approval: change.approval });
+    else if (change.type === 'closed') hub.broadcast({ type: 'approval-closed', id: change.id, conversationId: change.conversationId });
+    else hub.broadcast({ type: 'permissions', permissions: change.permissions });
+    if (change.type !== 'permissions') badge.set('core:approvals', gate.list().length);
   });
 
   // Registered before any `await`: handlers wait for start-up themselves.
@@ -83,6 +104,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     const ctx: PluginContext = {
       pluginId: plugin.id,
       handle,
+      setBadgeCount: (count) => badge.set(`plugin:${plugin.id}`, count),
       broadcast: (event) => hub.broadcast(event),
       storage: pluginStorage(db, plugin.id),
       getModelClient,
@@ -106,6 +128,23 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     );
   }
 
+  /**
+   * The tab the user is looking at: the active tab of the last focused window, or, when that is
+   * one of the extension's own pages (the sidebar opened in a tab), the one used last before it.
+   */
+  async function userTab(): Promise<{ id: number; url: string } | undefined> {
+    const own = browser.runtime.getURL('/');
+    const tabs = await browser.tabs.query({ lastFocusedWindow: true }).catch(() => []);
+    const theirs = tabs.filter((t) => t.id !== undefined && !(t.url ?? '').startsWith(own));
+    const pick = tabs.find((t) => t.active && theirs.includes(t)) ?? theirs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
+    return pick ? { id: pick.id!, url: pick.url ?? '' } : undefined;
+  }
+
+  async function tabUrl(tabId: number): Promise<string | undefined> {
+    const tab = await browser.tabs.get(tabId).catch(() => undefined);
+    return tab && (tab.url || tab.pendingUrl);
+  }
+
   function pluginInfos(): PluginInfo[] {
     return registry.listPlugins().map(({ plugin, enabled }) => ({
       id: plugin.id,
@@ -123,6 +162,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // Everything that reads settings or storage waits for start-up to finish.
   ready = (async () => {
     await registry.loadState();
+    await gate.load().catch((error) => console.error('[sidequest] could not read the remembered permissions', error));
     for (const task of startupTasks) {
       try {
         await task();
@@ -166,6 +206,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   handle('deleteConversation', async ({ id }) => {
     runner.stop(id);
     await runner.settled(id);
+    gate.forget(id);
     for (const listener of deletedListeners) {
       try {
         await listener(id);
@@ -199,6 +240,22 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     return pluginInfos();
   });
 
+  handle('listApprovals', () => gate.list());
+  handle('answerApproval', ({ id, answer }) => gate.answer(id, answer));
+  handle('listPermissions', async () => {
+    await gate.load();
+    return gate.permissions();
+  });
+  handle('revokePermission', ({ tool, site }) => gate.revoke(tool, site));
+  handle('setActWithoutAsking', async ({ conversationId, on }) => {
+    const before = await store.getOrThrow(conversationId);
+    // Not a change of its content: the conversation keeps its place in the list.
+    const conversation = await store.update(conversationId, { actWithoutAsking: on, updatedAt: before.updatedAt });
+    gate.setTrusted(conversationId, on);
+    hub.broadcast({ type: 'conversation', conversation });
+    return conversation;
+  });
+
   if (bench) {
     handle('getStepTimings', () => stepTimer!.recent());
     handle('measureToolCalls', async ({ name, input, iterations }) => {
@@ -214,9 +271,25 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       }
       return { durations, ok, lastError };
     });
+    handle('measureGate', async ({ name, input, iterations }) => {
+      const spec = registry.describe(name);
+      if (!spec) throw new Error(`There is no tool ${name}.`);
+      const call = { name, input, spec, conversationId: 'bench:gate' };
+      const n = Math.min(Math.max(iterations, 1), 100_000);
+      const durations: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const verdict = await gate.check(call);
+        durations.push(performance.now() - t0);
+        if (!verdict.ok) throw new Error(`The gate refused ${name}: ${verdict.result.ok ? '' : verdict.result.error}`);
+        gate.record(call, verdict.note, { ok: true, output: null });
+      }
+      return { durations, mean: (performance.now() - started) / n };
+    });
   }
 
-  return { registry, runner, store, hub, ready, browser };
+  return { registry, runner, store, hub, ready, browser, gate };
 }
 
 export type { StepTiming };

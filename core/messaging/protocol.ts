@@ -1,6 +1,7 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
+import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approvals/gate';
 import type { PluginSource, ToolAnnotations } from '@/core/registry/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
@@ -75,6 +76,15 @@ export interface ProtocolMap extends BenchProtocolMap {
   // ——— end of model providers ———
   listPlugins(): PluginInfo[];
   setPluginEnabled(data: { id: string; enabled: boolean }): PluginInfo[];
+  /** The approval gate's asks waiting for the user, in every conversation. */
+  listApprovals(): PendingApproval[];
+  /** The user's answer to an ask: Allow once, Always allow (this tool on this site), Deny. */
+  answerApproval(data: { id: string; answer: ApprovalAnswer }): void;
+  /** The remembered choices (Settings → Privacy → Permissions). */
+  listPermissions(): Permission[];
+  revokePermission(data: { tool: string; site: string }): Permission[];
+  /** The conversation's "act without asking" switch. */
+  setActWithoutAsking(data: { conversationId: string; on: boolean }): Conversation;
 }
 
 /**
@@ -86,6 +96,8 @@ export interface BenchProtocolMap {
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
   /** Runs a registry tool `iterations` times and returns each call's time in ms. */
   measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string };
+  /** Times the approval gate's decision for a call it lets through without asking (ms per call, and the batch mean). */
+  measureGate(data: { name: string; input: unknown; iterations: number }): { durations: number[]; mean: number };
 }
 
 export const messaging = defineExtensionMessaging<ProtocolMap>();
@@ -106,6 +118,12 @@ export interface UiEventMap {
   /** A piece of streamed text; `offset` is where it starts in the message's text. */
   delta: { conversationId: string; messageId: string; text: string; offset: number };
   plugins: { plugins: PluginInfo[] };
+  /** A tool call waits for the user's say-so. */
+  approval: { approval: PendingApproval };
+  /** An ask closed (allowed, denied, timed out, withdrawn). */
+  'approval-closed': { id: string; conversationId?: string };
+  /** The remembered choices changed. */
+  permissions: { permissions: Permission[] };
   /** A tool call reported live activity (nested progress); its tool's reducer folds it in. */
   'tool-activity': { conversationId: string; toolCallId: string; toolName: string; event: unknown };
 }

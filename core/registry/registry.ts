@@ -5,6 +5,7 @@ import type {
   ToolAnnotations,
   ToolContext,
   ToolDefinition,
+  ToolGate,
   ToolResult,
   ToolSpec,
   ValidatorFactory,
@@ -69,6 +70,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
   private readonly listeners = new Set<RegistryListener>();
   private enabled: Record<string, boolean> = {};
+  /**
+   * The approval gate every agent loop over this registry consults before a call (the main
+   * agent's and sub-agents' alike). `invoke` itself never asks: tests and benchmarks call it directly.
+   */
+  gate: ToolGate | undefined;
 
   constructor(
     private readonly makeValidator: ValidatorFactory,
@@ -172,17 +178,26 @@ export class ToolRegistry {
     return this.tools.get(name)?.tool.reduceActivity;
   }
 
-  /** Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. */
-  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
+  /**
+   * What `invoke` would refuse before running the tool (unknown, switched off, not for this agent,
+   * invalid input), as its error result; undefined when the call may run. The agent loop asks this
+   * before the approval gate, so nobody is asked about a call that cannot run.
+   */
+  refusal(name: string, input: unknown, allow?: InvokeOptions['allow']): ToolResult | undefined {
+    const checked = this.preflight(name, input, allow);
+    return 'ok' in checked ? checked : undefined;
+  }
+
+  private preflight(name: string, input: unknown, allow?: InvokeOptions['allow']): ToolResult | { entry: Entry; args: unknown } {
     const entry = this.tools.get(name);
     if (!entry) {
       return fail('not_found', `Tool ${name} not found. Use only the tools listed for this step.`);
     }
-    const { plugin, tool, validate, spec, service } = entry;
+    const { plugin, validate, spec } = entry;
     if (!this.isEnabled(plugin.id)) {
       return fail('disabled', `Tool ${name} belongs to the plugin "${plugin.name}", which the user has switched off.`);
     }
-    if (options.allow && !options.allow(spec)) {
+    if (allow && !allow(spec)) {
       return fail('disabled', `Tool ${name} is not available to this agent.`);
     }
     const args = input ?? {};
@@ -193,6 +208,15 @@ export class ToolRegistry {
       problem = `the schema could not be checked (${errorMessage(error)})`;
     }
     if (problem !== null) return fail('invalid_input', `Invalid parameters for tool ${name}: ${problem}`);
+    return { entry, args };
+  }
+
+  /** Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. */
+  async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
+    const checked = this.preflight(name, input, options.allow);
+    if ('ok' in checked) return checked;
+    const { entry, args } = checked;
+    const { tool, service } = entry;
     if (options.signal?.aborted) return fail('aborted', `Tool ${name} was not run: the run was stopped.`);
 
     const timeoutMs = tool.timeoutMs ?? options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;

@@ -11,6 +11,8 @@ export interface ToolContext<Service = unknown> {
   conversationId?: string;
   /** The tab the run is bound to (a sub-agent's `tab_id`), when there is one. */
   tabId?: number;
+  /** The sub-agent making the call (its label), when a sub-agent does: the approval card names it. */
+  agentLabel?: string;
   /** The id of the model's tool call being run, when the call comes from an agent loop. */
   toolCallId?: string;
   /**
@@ -130,4 +132,29 @@ export type ToolErrorCode =
   | 'invalid_input'
   | 'timeout'
   | 'aborted'
+  /** The user declined the call (or left its approval unanswered): the model is told so. */
+  | 'denied'
   | 'failed';
+
+/**
+ * Stands between an agent loop's tool calls and the plugins (the approval gate,
+ * `core/approvals/gate.ts`). Every loop over a registry consults the registry's gate, so the main
+ * agent and sub-agents pass the same one; `ToolRegistry.invoke` alone does not.
+ */
+export interface ToolGate {
+  /** Lets the call through (`ok`, with a note handed back to `record`) or gives the result instead. */
+  check(call: GatedCall, signal?: AbortSignal): Promise<{ ok: true; note?: unknown } | { ok: false; result: ToolResult }>;
+  /** The call ran with this result. */
+  record?(call: GatedCall, note: unknown, result: ToolResult): void;
+}
+
+/** One call as a loop hands it to the gate. */
+export interface GatedCall {
+  name: string;
+  input: unknown;
+  spec: ToolSpec;
+  conversationId?: string;
+  toolCallId?: string;
+  tabId?: number;
+  agent?: string;
+}

@@ -1,4 +1,4 @@
-import Dexie, { type EntityTable } from 'dexie';
+import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { RunError } from '@/core/agent/errors';
 import type { Usage } from '@/core/agent/provider';
 import type { ToolResult } from '@/core/registry/types';
@@ -24,6 +24,8 @@ export interface Conversation {
   error?: RunError;
   /** The model used by the latest run. */
   model?: string;
+  /** The user's "act without asking" switch: the approval gate asks nothing in this conversation. */
+  actWithoutAsking?: boolean;
 }
 
 export interface ToolCall {
@@ -94,11 +96,20 @@ export interface PluginDatum {
   value: unknown;
 }
 
+/** A remembered approval: this tool on this site ('' for a tool without a site). */
+export interface PermissionRecord {
+  tool: string;
+  site: string;
+  decision: 'allow' | 'deny';
+  at: number;
+}
+
 export type SidequestDb = Dexie & {
   conversations: EntityTable<Conversation, 'id'>;
   messages: EntityTable<StoredMessage, 'id'>;
   secrets: EntityTable<Secret, 'key'>;
   pluginData: EntityTable<PluginDatum, 'key'>;
+  permissions: Table<PermissionRecord, [string, string]>;
 };
 
 /**

@@ -1,7 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
-import { showWaitingQuestions } from './badge';
 import './protocol';
 import { ASK_TIMEOUT_MS, QuestionDesk, type AskOutcome } from './questions';
 import { interactionSchemas } from './schemas';
@@ -34,7 +33,7 @@ export const interactionPlugin = definePlugin<QuestionDesk>({
           ? { type: 'question', question: change.question }
           : { type: 'question-closed', id: change.id, conversationId: change.conversationId },
       );
-      void showWaitingQuestions(desk.list().length);
+      ctx.setBadgeCount(desk.list().length);
     });
     ctx.handle('listQuestions', () => desk.list());
     ctx.handle('answerQuestion', ({ id, answer }) => desk.answer(id, answer));

@@ -97,7 +97,7 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
               allow: allowFor(type),
               checkCall: tab_id !== undefined ? bindToTab(tab_id, (name) => services.registry.describe(name)) : undefined,
               // Its tools act for the parent's conversation (tasks, questions) and in its tab.
-              toolContext: { conversationId: context.conversationId, tabId: tab_id },
+              toolContext: { conversationId: context.conversationId, tabId: tab_id, agentLabel: description || `${type} sub-agent` },
             });
           } catch (error) {
             emit({ type: 'end', agentId, status: 'error', error: (error as Error).message });

@@ -15,11 +15,53 @@ export async function configureProvider(h, { baseUrl, model = 'scripted-model', 
   return options;
 }
 
-/** Opens the sidebar page in a tab (neither browser can show its real sidebar headless). */
-export async function openSidebar(h) {
+/**
+ * Opens the sidebar page in a tab (neither browser can show its real sidebar headless). By default
+ * it then clicks **Allow once** on every approval card that appears, as a person who approves
+ * whatever the agent does would: scenarios about something else need not answer each ask.
+ * `{ autoApprove: false }` leaves the asks to the test.
+ */
+export async function openSidebar(h, { autoApprove = true } = {}) {
   const sidebar = await h.openExtensionPage('sidepanel.html');
   await sidebar.find('textbox', 'Message');
+  if (autoApprove) approveAll(sidebar);
   return sidebar;
+}
+
+/** The Allow once button of an approval card. */
+export const ALLOW_ONCE = '[data-approval] button[data-answer="once"]';
+
+/**
+ * Clicks Allow once on each approval card the page shows, until the page is closed. Returns the
+ * function that stops it; `page.approved` counts the clicks.
+ */
+export function approveAll(page) {
+  let stopped = false;
+  page.approved = 0;
+  const close = page.close;
+  page.close = async () => {
+    stopped = true;
+    return close();
+  };
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+  (async () => {
+    while (!stopped) {
+      try {
+        const waiting = await page.evaluate((sel) => Boolean(document.querySelector(sel)), ALLOW_ONCE);
+        if (waiting) {
+          await page.raw.click(ALLOW_ONCE, { timeout: 2000 });
+          page.approved++;
+        }
+      } catch (error) {
+        // A card answered meanwhile or a page reloading: try again; a closed page: done.
+        if (/closed/i.test(String(error?.message))) return;
+      }
+      await sleep(150);
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }
 
 /** Types a message in the sidebar and sends it with the Send button. */

@@ -10,6 +10,7 @@ import { migrateToolMessageV2 } from '@/core/storage/migrations/db-v2-tool-activ
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { defineSetting } from '@/core/storage/setting';
 import v1 from '@/tests/fixtures/migrations/db-v1.json';
+import v3 from '@/tests/fixtures/migrations/db-v3.json';
 
 /** Writes the fixture with the schema of version `version` (the steps up to it), then closes. */
 async function writeOld(name: string, version: number, data: typeof v1): Promise<void> {
@@ -50,6 +51,32 @@ describe('IndexedDB migrations', () => {
     expect(await db.secrets.get('search.bing.apiKey')).toBeUndefined();
     expect(await db.secrets.get('web.search.bing.apiKey')).toMatchObject({ value: '0123456789abcdef0123456789abcdef' });
     expect(await db.pluginData.count()).toBe(0);
+    db.close();
+  });
+
+  it('v3 → v4: the approval gate\'s permissions store is added, empty; everything else is kept as it was', async () => {
+    const name = `migrate-v3-${Math.random()}`;
+    const old = new Dexie(name);
+    applyDbVersions(old, DB_STEPS.filter((s) => s.version <= 3));
+    await old.table('conversations').bulkAdd(v3.conversations);
+    await old.table('messages').bulkAdd(v3.messages);
+    await old.table('secrets').bulkAdd(v3.secrets);
+    await old.table('pluginData').bulkAdd(v3.pluginData);
+    old.close();
+    const db = openDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    expect(await db.permissions.count()).toBe(0);
+    expect(await db.conversations.toArray()).toEqual(v3.conversations);
+    expect(await db.messages.orderBy('[conversationId+seq]').toArray()).toEqual(v3.messages);
+    expect(await db.pluginData.toArray()).toEqual(v3.pluginData);
+    expect(await db.secrets.toArray()).toEqual(v3.secrets);
+    // Keyed by tool and site: one choice per pair, found by site too.
+    await db.permissions.put({ tool: 'run_script', site: 'https://shop.example', decision: 'allow', at: 1 });
+    await db.permissions.put({ tool: 'run_script', site: 'https://shop.example', decision: 'deny', at: 2 });
+    expect(await db.permissions.where('site').equals('https://shop.example').toArray()).toEqual([
+      { tool: 'run_script', site: 'https://shop.example', decision: 'deny', at: 2 },
+    ]);
     db.close();
   });
 

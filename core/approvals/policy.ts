@@ -1,0 +1,101 @@
+import type { ToolAnnotations } from '@/core/registry/types';
+
+/** What the user said about one tool on one site, remembered in IndexedDB. */
+export type RememberedDecision = 'allow' | 'deny';
+
+/**
+ * Why the gate asks, shown on the card:
+ * - `read`: a read-only tool reads a tab other than the one the user looks at;
+ * - `claimed`: a page's tool its site says is read-only (a claim, not a fact);
+ * - `acting`: a tool that changes something on a tab or site;
+ * - `destructive`: a tool that may delete or overwrite what cannot be got back;
+ * - `outbound`: after private data was read, a call to a site the task has not involved yet.
+ */
+export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound';
+
+/**
+ * What the gate does with a call. `scope` of an ask: `call` (Allow once allows this call only) or
+ * `site` (Allow once allows the tool on that site for the rest of the conversation).
+ */
+export type Decision =
+  | { action: 'allow' }
+  | { action: 'deny' }
+  | { action: 'ask'; reason: AskReason; scope: 'call' | 'site' };
+
+/** Everything the policy needs to know about one call, resolved by the gate. */
+export interface CallSituation {
+  annotations: ToolAnnotations;
+  /** The call names a tab or an address (its tool's `target` gave one). */
+  hasTarget: boolean;
+  /** The call works on the tab the user is looking at. */
+  onActiveTab: boolean;
+  /** What the user remembered for this tool on this site, if anything. */
+  remembered?: RememberedDecision;
+  /** Allowed once earlier in this conversation for this tool and site (site-scoped asks). */
+  allowedInConversation: boolean;
+  /** The conversation's "act without asking" switch is on. */
+  trusted: boolean;
+  /** An open-world call to an origin the task has not involved, after private data was read. */
+  outbound: boolean;
+}
+
+/**
+ * The approval policy: a pure function of the tool's annotations and the call's situation, never
+ * of a tool's name. The defaults (ARCHITECTURE.md → "Approvals"):
+ * - the conversation's "act without asking" switch allows everything; a remembered Deny denies;
+ * - the outbound rule asks every time, even for tools otherwise allowed;
+ * - a remembered Always allow allows;
+ * - read-only tools: allowed, except reading a tab other than the user's, which asks once per site;
+ * - a page's read-only claim lowers its tool to "once per site" (never to "never ask");
+ * - destructive tools, and acting tools with a target (a tab, an address), ask every time;
+ * - acting tools without a target that destroy nothing (the agent's own task list, starting a
+ *   sub-agent whose own calls pass the gate) are allowed.
+ */
+export function decide(s: CallSituation): Decision {
+  const a = s.annotations;
+  if (s.trusted) return { action: 'allow' };
+  if (s.remembered === 'deny') return { action: 'deny' };
+  if (s.outbound) return { action: 'ask', reason: 'outbound', scope: 'call' };
+  if (s.remembered === 'allow') return { action: 'allow' };
+  if (a.readOnly) {
+    if (!a.pages || !s.hasTarget || s.onActiveTab) return { action: 'allow' };
+    return s.allowedInConversation ? { action: 'allow' } : { action: 'ask', reason: 'read', scope: 'site' };
+  }
+  if (a.claims?.readOnlyHint && !a.claims.destructiveHint) {
+    return s.allowedInConversation ? { action: 'allow' } : { action: 'ask', reason: 'claimed', scope: 'site' };
+  }
+  if (a.destructive) return { action: 'ask', reason: 'destructive', scope: 'call' };
+  if (s.hasTarget) return { action: 'ask', reason: 'acting', scope: 'call' };
+  return { action: 'allow' };
+}
+
+/**
+ * Whether a tool's results count as private data for the outbound rule: what it read from the
+ * user's tabs and pages (a tab's text, a page tool's answer, a script's output in a page) and
+ * what it read from the browser's own state (files, lists) — anything read-only that does not
+ * come from the open web.
+ */
+export function readsPrivateData(annotations: ToolAnnotations, fromPage: boolean): boolean {
+  return fromPage || Boolean(annotations.pages) || (annotations.readOnly && !annotations.openWorld);
+}
+
+/** The origin of an http(s) address, or '' for anything else. */
+export function originOf(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The origins of the http(s) addresses written in a text (the user's own messages). */
+export function originsInText(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(/https?:\/\/[^\s<>"'`)\]]+/gi)) {
+    const origin = originOf(match[0]);
+    if (origin) out.push(origin);
+  }
+  return out;
+}
