@@ -130,4 +130,9 @@ export type ToolErrorCode =
   | 'invalid_input'
   | 'timeout'
   | 'aborted'
-  | 'failed';
+  | 'failed'
+  /** A local-network address the user has not allowed (web_fetch). */
+  | 'local_network';
+
+/** The codes a tool may give by throwing an error with a `code` property (others become `failed`). */
+export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network'];
