@@ -131,7 +131,7 @@ export type ToolErrorCode =
   | 'timeout'
   | 'aborted'
   | 'failed'
-  /** A local-network address the user has not allowed (web_fetch). */
+  /** A local-network address the user has not allowed (a fetch to the user's own network). */
   | 'local_network';
 
 /** The codes a tool may give by throwing an error with a `code` property (others become `failed`). */
