@@ -404,7 +404,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(toolMessages[3], /cannot be read: it is a page of a browser extension/);
       const summary = JSON.parse(toolMessages[4]);
       assert.equal(summary.summarized, true);
-      assert.equal(summary.content, 'The Otters lead the Herons, 3 to 1.');
+      assert.equal(unwrapUntrusted(summary.content)?.content, 'The Otters lead the Herons, 3 to 1.');
       const summaryRequest = model.requests.find((r) => r.toolNames.length === 0);
       assert.match(contentText(summaryRequest.lastUser), /Instructions: Who is leading\?/);
       assert.match(contentText(summaryRequest.lastUser), /The Otters lead the Herons 3 to 1 after the second period/);
