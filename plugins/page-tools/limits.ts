@@ -129,8 +129,10 @@ export function sanitizeList(raw: unknown): WireToolList | null {
     }
     groups.push(group);
   }
-  if (dropped) note(`${dropped} more tools were dropped: a page may offer at most ${L.toolsPerPage}.`);
-  if (list.groups.length > L.groups) note(`${list.groups.length - L.groups} more groups were dropped: a page may offer at most ${L.groups}.`);
+  // The totals go first: they matter more than any single problem and must survive the cap.
+  if (list.groups.length > L.groups) problems.unshift(`${list.groups.length - L.groups} more groups were dropped: a page may offer at most ${L.groups}.`);
+  if (dropped) problems.unshift(`${dropped} more tools were dropped: a page may offer at most ${L.toolsPerPage}.`);
+  problems.length = Math.min(problems.length, L.problems);
   return {
     groups,
     problems,
