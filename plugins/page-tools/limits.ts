@@ -25,6 +25,14 @@ export const BACKGROUND_LIMITS = {
   resultChars: 50_000,
   /** Characters of one error message. */
   errorChars: 2000,
+  /**
+   * Characters of one message from the MAIN world (its JSON string): a larger one is dropped by
+   * the relay unread, so it never crosses to the background (in Firefox, the background shares its
+   * thread with the sidebar).
+   */
+  messageChars: 4_000_000,
+  /** Characters of descriptions and schemas in one list, in all: tools past it are dropped. */
+  listChars: 2_000_000,
   /** Lists one tab's port may deliver: the first at once, then at most one per this many ms. */
   updateIntervalMs: 200,
 } as const;
@@ -75,6 +83,7 @@ export function sanitizeList(raw: unknown): WireToolList | null {
   const keys = new Set<string>();
   let count = 0;
   let dropped = 0;
+  let chars = 0;
   for (const g of list.groups.slice(0, L.groups)) {
     if (!g || typeof g !== 'object' || !Array.isArray(g.tools)) continue;
     const group: WireGroup = {
@@ -112,6 +121,12 @@ export function sanitizeList(raw: unknown): WireToolList | null {
         note(`Tool "${name}" was dropped: its description is over ${L.description} characters.`);
         continue;
       }
+      const size = description.length + jsonLength(schema, L.schemaChars);
+      if (chars + size > L.listChars) {
+        dropped++;
+        continue;
+      }
+      chars += size;
       keys.add(key);
       count++;
       const annotations: Record<string, boolean> = {};
@@ -131,7 +146,7 @@ export function sanitizeList(raw: unknown): WireToolList | null {
   }
   // The totals go first: they matter more than any single problem and must survive the cap.
   if (list.groups.length > L.groups) problems.unshift(`${list.groups.length - L.groups} more groups were dropped: a page may offer at most ${L.groups}.`);
-  if (dropped) problems.unshift(`${dropped} more tools were dropped: a page may offer at most ${L.toolsPerPage}.`);
+  if (dropped) problems.unshift(`${dropped} more tools were dropped: a page may offer at most ${L.toolsPerPage}, with ${L.listChars} characters of descriptions and schemas in all.`);
   problems.length = Math.min(problems.length, L.problems);
   return {
     groups,

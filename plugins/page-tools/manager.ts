@@ -331,6 +331,11 @@ export class PageToolsManager {
 
   private update(session: Session, message: Extract<RelayToBackground, { type: 'tools' }>): void {
     const same = session.list && JSON.stringify(session.list.groups) === JSON.stringify(message.list.groups);
+    // A page repeating the same list (a loop, a flood) costs no broadcast and no re-render.
+    if (same && (session.disposePlugin !== undefined) === this.allowed(session) && message.title === session.title && message.url === session.url) {
+      session.updatedAt = Date.now();
+      return;
+    }
     session.list = message.list;
     session.title = message.title || session.title;
     // The URL may change within the document (a route change), never the origin.
@@ -371,6 +376,11 @@ export class PageToolsManager {
     const remembered = this.permissions[session.origin]?.decision;
     if (remembered) return remembered;
     return session.once ? 'once' : 'pending';
+  }
+
+  private allowed(session: Session): boolean {
+    const consent = this.consentOf(session);
+    return (consent === 'always' || consent === 'once') && session.mapped.size > 0;
   }
 
   /** Registers the session's plugin when the site is allowed and it has tools; removes it otherwise. */
