@@ -224,8 +224,9 @@ async function checkLocal(url: URL, deps: WebFetchDeps, from?: string): Promise<
 /**
  * GETs `url`, following redirects itself (at most `MAX_REDIRECTS`) so that every hop's address
  * is checked before it is requested: a public page must not redirect the agent into the user's
- * network. Where the browser hides a redirect's target (an `opaqueredirect` answer), it lets the
- * browser follow and checks the final address; SECURITY.md says what that leaves open.
+ * network. Chromium and Firefox hide a redirect's target from extensions (an `opaqueredirect`
+ * answer, no Location): there it asks again letting the browser follow, and checks the final
+ * address only; SECURITY.md says what that leaves open.
  */
 async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps): Promise<Response> {
   const init: RequestInit = {
