@@ -1,10 +1,12 @@
 import { toJsonSafe } from './json-safe';
+import { TOOL_THROWN_CODES } from './types';
 import type {
   InputValidator,
   Plugin,
   ToolAnnotations,
   ToolContext,
   ToolDefinition,
+  ToolErrorCode,
   ToolGate,
   ToolResult,
   ToolSpec,
@@ -244,7 +246,7 @@ export class ToolRegistry {
       return capOutput(toJsonSafe(outcome.output), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
     } catch (error) {
       if (controller.signal.aborted) return fail('aborted', `Tool ${name} was stopped: the run was stopped.`);
-      return fail('failed', errorMessage(error));
+      return fail(thrownCode(error), errorMessage(error));
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
@@ -279,6 +281,12 @@ function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
     ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
     ...(tool.concurrent && plugin.source === 'builtin' ? { concurrent: true } : {}),
   };
+}
+
+/** A tool's own error code (`error.code`, one of `TOOL_THROWN_CODES`), else `failed`. */
+function thrownCode(error: unknown): ToolErrorCode {
+  const code = (error as { code?: unknown } | null)?.code;
+  return TOOL_THROWN_CODES.includes(code as ToolErrorCode) ? (code as ToolErrorCode) : 'failed';
 }
 
 function fail(code: Extract<ToolResult, { ok: false }>['code'], error: string): ToolResult {

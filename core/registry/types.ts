@@ -134,7 +134,12 @@ export type ToolErrorCode =
   | 'aborted'
   /** The user declined the call (or left its approval unanswered): the model is told so. */
   | 'denied'
-  | 'failed';
+  | 'failed'
+  /** A local-network address the user has not allowed (a fetch to the user's own network). */
+  | 'local_network';
+
+/** The codes a tool may give by throwing an error with a `code` property (others become `failed`). */
+export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network'];
 
 /**
  * Stands between an agent loop's tool calls and the plugins (the approval gate,

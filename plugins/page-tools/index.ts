@@ -22,9 +22,14 @@ export interface PageToolsListing {
 
 export function toListing(view: PageTabView): PageToolsListing {
   const notes: Record<string, string> = {
-    pending: 'The user has not yet allowed this site\'s tools; the sidebar is asking them. They cannot be called until then.',
+    pending: 'The user has not yet allowed this site\'s tools; the sidebar is asking them. They cannot be called or listed until then.',
     never: 'The user does not allow tools from this site.',
   };
+  // A site the user has not allowed says nothing to the model: its names, descriptions, title and
+  // address are the page's words, read only once the user trusts the site.
+  if (view.consent === 'pending' || view.consent === 'never') {
+    return { tab_id: view.tabId, site: view.site, url: '', title: '', available: false, note: notes[view.consent]!, tools: [] };
+  }
   return {
     tab_id: view.tabId,
     site: view.site,

@@ -1,6 +1,8 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
+import { oneLine, untrusted } from '@/core/registry/untrusted';
+import { BACKGROUND_LIMITS, sanitizeList } from './limits';
 import { namespacedName, pageToolDescription, siteOf, wrapPageResult } from './naming';
 import type { ConsentDecision, PageTabView, SiteConsent, SitePermission } from './types';
 import {
@@ -43,6 +45,10 @@ class Session {
   url: string;
   once = false;
   updatedAt = Date.now();
+  /** When the last list was applied, and the newest one waiting for the rate limit. */
+  lastApplied = -Infinity;
+  queued: Extract<RelayToBackground, { type: 'tools' }> | undefined;
+  queueTimer: ReturnType<typeof setTimeout> | undefined;
   /** Namespaced model name → the page's tool. */
   mapped = new Map<string, Mapped>();
   disposePlugin: (() => void) | undefined;
@@ -195,7 +201,8 @@ export class PageToolsManager {
    * before the extension was installed.
    */
   async refresh(tabId: number, reason = 'refresh'): Promise<PageTabView | null> {
-    const list = await this.ask(tabId, reason);
+    // The answer comes from the page: cleaned like a list that arrives over the port.
+    const list = sanitizeList(await this.ask(tabId, reason));
     if (!list || !list.groups.some((g) => g.tools.length)) return null;
     // The list also arrives over the port, which may be a moment behind this answer.
     const signature = JSON.stringify(list.groups);
@@ -251,19 +258,24 @@ export class PageToolsManager {
     port.onMessage.addListener((raw) => {
       const message = raw as RelayToBackground;
       if (!message || typeof message !== 'object') return;
-      if (message.type === 'tools' && isList(message.list)) {
+      if (message.type === 'tools') {
+        // Everything the page sent is checked and cleaned here: the MAIN world's own checks run
+        // in the page, which can skip them and forge the relay's events.
+        const list = sanitizeList(message.list);
+        if (!list) return;
+        const clean = { type: 'tools' as const, list, title: typeof message.title === 'string' ? oneLine(message.title, 300) : '', url: typeof message.url === 'string' ? message.url.slice(0, 4096) : '' };
         // A new document of the tab (or one whose session was dropped) takes its place.
         if (!current()) {
           session = new Session(tabId, origin, port, url);
           this.replace(tabId, session);
         }
-        this.update(session!, message);
+        this.throttle(session!, clean);
       } else if (message.type === 'result' && typeof message.callId === 'string') {
         const s = current();
         const resolve = s?.pending.get(message.callId);
         if (s && resolve) {
           s.pending.delete(message.callId);
-          resolve(isResult(message.result) ? message.result : { ok: false, error: 'The page sent a malformed result.' });
+          resolve(capResult(message.result));
         }
       }
     });
@@ -287,15 +299,45 @@ export class PageToolsManager {
   }
 
   private dispose(session: Session, reason: string): void {
+    clearTimeout(session.queueTimer);
+    session.queueTimer = undefined;
     session.disposePlugin?.();
     session.disposePlugin = undefined;
     session.failPending(reason);
   }
 
+  /**
+   * Applies a list at once, unless one was applied less than `updateIntervalMs` ago: then the
+   * newest waits for the end of that window (older ones are dropped unread). A page flooding its
+   * port costs the background one list per window per tab.
+   */
+  private throttle(session: Session, message: Extract<RelayToBackground, { type: 'tools' }>): void {
+    const wait = session.lastApplied + BACKGROUND_LIMITS.updateIntervalMs - Date.now();
+    if (wait <= 0 && !session.queueTimer) {
+      session.lastApplied = Date.now();
+      this.update(session, message);
+      return;
+    }
+    session.queued = message;
+    session.queueTimer ??= setTimeout(() => {
+      session.queueTimer = undefined;
+      const next = session.queued;
+      session.queued = undefined;
+      if (!next || this.sessions.get(session.tabId) !== session) return;
+      session.lastApplied = Date.now();
+      this.update(session, next);
+    }, Math.max(0, wait));
+  }
+
   private update(session: Session, message: Extract<RelayToBackground, { type: 'tools' }>): void {
     const same = session.list && JSON.stringify(session.list.groups) === JSON.stringify(message.list.groups);
+    // A page repeating the same list (a loop, a flood) costs no broadcast and no re-render.
+    if (same && (session.disposePlugin !== undefined) === this.allowed(session) && message.title === session.title && message.url === session.url) {
+      session.updatedAt = Date.now();
+      return;
+    }
     session.list = message.list;
-    session.title = typeof message.title === 'string' ? message.title.slice(0, 300) : session.title;
+    session.title = message.title || session.title;
     // The URL may change within the document (a route change), never the origin.
     if (typeof message.url === 'string' && originOf(message.url) === session.origin) session.url = message.url;
     session.updatedAt = Date.now();
@@ -319,8 +361,10 @@ export class PageToolsManager {
         mapped.set(kept, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema });
       }
     }
+    const named = new Set([...mapped.values()].map((m) => m.key));
     for (const { tool, group } of tools) {
-      if ([...mapped.values()].some((m) => m.key === tool.key)) continue;
+      if (named.has(tool.key)) continue;
+      named.add(tool.key);
       const name = namespacedName(session.tabId, tool.name, taken);
       taken.add(name);
       mapped.set(name, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema });
@@ -332,6 +376,11 @@ export class PageToolsManager {
     const remembered = this.permissions[session.origin]?.decision;
     if (remembered) return remembered;
     return session.once ? 'once' : 'pending';
+  }
+
+  private allowed(session: Session): boolean {
+    const consent = this.consentOf(session);
+    return (consent === 'always' || consent === 'once') && session.mapped.size > 0;
   }
 
   /** Registers the session's plugin when the site is allowed and it has tools; removes it otherwise. */
@@ -347,7 +396,7 @@ export class PageToolsManager {
       session.disposePlugin = this.options.registry.register(this.plugin(session));
     } catch (error) {
       // A name taken by another plugin: never shadow it. Say so in the tab's problems.
-      session.list?.problems.push(`Not offered to the agent: ${(error as Error).message}`);
+      session.list?.problems.push(oneLine(`Not offered to the agent: ${(error as Error).message}`, BACKGROUND_LIMITS.problemChars));
     }
   }
 
@@ -397,7 +446,8 @@ export class PageToolsManager {
     // call can only ever run in that document (a tab that moved to another site dropped it).
     const result = await session.call(m.key, withDefaults(input, m.schema), signal);
     if (!result.ok) {
-      throw new Error(`The page's tool "${m.pageName}" (${siteOf(session.origin)}) failed: ${result.error}`);
+      // The page wrote the error: it reaches the model inside the envelope, like a result.
+      throw new Error(`The page's tool "${m.pageName}" (${siteOf(session.origin)}) failed. What the page said: ${untrusted(`error from page tool "${m.pageName}" of ${session.origin}`, result.error)}`);
     }
     let value: unknown;
     if (result.cut) {
@@ -497,21 +547,19 @@ export function withDefaults(input: Record<string, unknown>, schema: Record<stri
   return out;
 }
 
-function isList(value: unknown): value is WireToolList {
-  const list = value as WireToolList;
-  return (
-    Boolean(list) &&
-    Array.isArray(list.groups) &&
-    Array.isArray(list.problems) &&
-    list.groups.every(
-      (g) =>
-        g && typeof g.name === 'string' && typeof g.description === 'string' && Array.isArray(g.tools) &&
-        g.tools.every((t) => t && typeof t.key === 'string' && typeof t.name === 'string' && typeof t.description === 'string' && t.inputSchema && typeof t.inputSchema === 'object'),
-    )
-  );
-}
-
-function isResult(value: unknown): value is WireCallResult {
-  const r = value as WireCallResult;
-  return Boolean(r) && (r.ok === true ? typeof r.json === 'string' : typeof (r as { error?: unknown }).error === 'string');
+/** A page's call result, checked and capped (its JSON at `resultChars`, its error at `errorChars`). */
+export function capResult(value: unknown): WireCallResult {
+  const r = value as WireCallResult | null;
+  if (r && r.ok === true && typeof r.json === 'string') {
+    const total = typeof r.cut?.totalChars === 'number' && Number.isFinite(r.cut.totalChars) ? r.cut.totalChars : r.json.length;
+    if (r.json.length > BACKGROUND_LIMITS.resultChars || r.cut) {
+      return { ok: true, json: r.json.slice(0, BACKGROUND_LIMITS.resultChars), cut: { totalChars: Math.max(total, r.json.length) } };
+    }
+    return { ok: true, json: r.json };
+  }
+  if (r && r.ok === false && typeof (r as { error?: unknown }).error === 'string') {
+    const error = (r as { error: string }).error;
+    return { ok: false, error: error.length > BACKGROUND_LIMITS.errorChars ? `${error.slice(0, BACKGROUND_LIMITS.errorChars)}…` : error };
+  }
+  return { ok: false, error: 'The page sent a malformed result.' };
 }

@@ -19,6 +19,7 @@ import {
   type WireCallResult,
   type WireToolList,
 } from './wire';
+import { BACKGROUND_LIMITS, sanitizeList } from './limits';
 
 /** The slice of a runtime port the relay uses (a real `Browser.runtime.Port`). */
 export interface RelayPort {
@@ -117,17 +118,21 @@ export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): voi
     let message: MainToIsolated;
     try {
       const detail = (event as CustomEvent).detail;
-      if (typeof detail !== 'string') return;
+      // The page can forge this event: an oversized one is dropped before it is even parsed.
+      if (typeof detail !== 'string' || detail.length > BACKGROUND_LIMITS.messageChars) return;
       message = JSON.parse(detail) as MainToIsolated;
     } catch {
       return;
     }
     if (!message || typeof message !== 'object') return;
     if (message.type === 'tools' && isToolList(message.list)) {
-      latest = message.list;
+      // Limited and cleaned here, in the world the page cannot touch, and again in the background.
+      const list = sanitizeList(message.list);
+      if (!list) return;
+      latest = list;
       const requested = Boolean(message.requestId && waiting.has(message.requestId));
-      announce(message.list, requested);
-      if (message.requestId) waiting.get(message.requestId)?.(message.list);
+      announce(list, requested);
+      if (message.requestId) waiting.get(message.requestId)?.(list);
     } else if (message.type === 'result' && typeof message.callId === 'string' && isCallResult(message.result)) {
       send({ type: 'result', callId: message.callId, result: message.result });
     }

@@ -4,6 +4,7 @@ import { summarize } from '@/core/agent/summarize';
 import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page';
+import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
 import { getTabOrThrow, waitForTabLoad } from './index';
 import { tabsSchemas } from './schemas';
@@ -162,9 +163,9 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
         if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
         const summary = await summarize(await service.getModelClient(), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
         const limited = limitText(summary, max_length);
-        return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
+        return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
       }
       const limited = limitText(reading.markdown, max_length);
-      return { tab_id, url: reading.url || url, title, content: limited.text, truncated: limited.truncated, used_selector: reading.usedSelector };
+      return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector };
     },
 });

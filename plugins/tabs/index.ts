@@ -39,10 +39,86 @@ export async function getTabOrThrow(tabId: number): Promise<Tab> {
   }
 }
 
-function compilePattern(pattern: string | undefined, field: string): RegExp | undefined {
-  if (pattern === undefined) return undefined;
+/** Patterns the model gives `list_tabs`: short, and never able to backtrack for long. */
+export const MAX_PATTERN_LENGTH = 200;
+/** URLs and titles are matched on their first this many characters… */
+const MATCH_CHARS = 2048;
+/** …or these many when the pattern has two unbounded quantifiers (an unanchored search is then cubic). */
+const MATCH_CHARS_TWO = 256;
+/** Unbounded quantifiers (`*`, `+`, `{n,}`) a pattern may have, leading and trailing `.*` aside. */
+const MAX_UNBOUNDED = 2;
+
+/** Counts `*`, `+` and `{n,}` outside character classes and escapes. */
+function unboundedQuantifiers(pattern: string): number {
+  let count = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '*' || c === '+' || (c === '{' && /^\{\d+,\}/.test(pattern.slice(i)))) count++;
+  }
+  return count;
+}
+
+/** A compiled `list_tabs` filter and how much of each string it looks at. */
+interface TabFilter {
+  re: RegExp;
+  chars: number;
+}
+
+/**
+ * Why a pattern could take exponential time, or null. Refused: a quantified group that holds a
+ * quantifier or an alternation (`(a+)+`, `(a|a)*`, `(.*){3}`), and backreferences. With subjects
+ * capped at 2 048 characters, what remains runs in at most polynomial time.
+ */
+export function riskyPattern(pattern: string): string | null {
+  if (/\\[1-9]|\\k</.test(pattern)) return 'it uses a backreference';
+  // Each open group: whether it holds a quantifier or an alternation so far.
+  const stack: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') stack.push(false);
+    else if (c === ')') {
+      const risky = stack.pop() ?? false;
+      const next = pattern[i + 1];
+      const quantified = next === '*' || next === '+' || next === '{';
+      if (risky && quantified) return 'it repeats a group that itself repeats or alternates (like (a+)+ or (a|b)*), which can take exponential time';
+      // The group's content counts for its parent too.
+      if (stack.length && (risky || quantified)) stack[stack.length - 1] = true;
+    } else if ((c === '*' || c === '+' || c === '{' || c === '|') && stack.length) {
+      stack[stack.length - 1] = true;
+    }
+  }
+  return null;
+}
+
+function compilePattern(raw: string | undefined, field: string): TabFilter | undefined {
+  if (raw === undefined) return undefined;
+  // `test` searches anywhere: leading and trailing `.*` add only backtracking.
+  const pattern = raw.replace(/^(\.\*)+/, '').replace(/(\.\*)+$/, '') || raw;
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new Error(`${field} is ${pattern.length} characters long; give a pattern of at most ${MAX_PATTERN_LENGTH} characters (a distinctive part of the address or title is enough).`);
+  }
+  const risk = riskyPattern(pattern);
+  if (risk) throw new Error(`${field} was refused because ${risk}. Use a simpler pattern, e.g. a plain part of the address or title.`);
+  const unbounded = unboundedQuantifiers(pattern);
+  if (unbounded > MAX_UNBOUNDED) {
+    throw new Error(`${field} has ${unbounded} unbounded repeats (*, + or {n,}); at most ${MAX_UNBOUNDED} are allowed, as more can take very long. Use a simpler pattern, e.g. a plain part of the address or title.`);
+  }
   try {
-    return new RegExp(pattern, 'i');
+    return { re: new RegExp(pattern, 'i'), chars: unbounded === MAX_UNBOUNDED ? MATCH_CHARS_TWO : MATCH_CHARS };
   } catch (error) {
     throw new Error(`${field} is not a valid regular expression: ${(error as Error).message}`);
   }
@@ -113,7 +189,7 @@ export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, Tab
     const tabs = await browser.tabs.query(query);
     return tabs
       .map(toTabInfo)
-      .filter((t) => (!urlRe || urlRe.test(t.url)) && (!titleRe || titleRe.test(t.title)));
+      .filter((t) => (!urlRe || urlRe.re.test(t.url.slice(0, urlRe.chars))) && (!titleRe || titleRe.re.test(t.title.slice(0, titleRe.chars))));
   },
 });
 

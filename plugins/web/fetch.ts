@@ -1,11 +1,16 @@
 import { limitText } from '@/core/extract/limit';
+import { untrusted } from '@/core/registry/untrusted';
+import { LocalNetworkError, localNetworkKind } from './local-network';
 
 /** What `web_fetch` returns: the contract's five fields, and `summarized` when a prompt was given. */
 export interface WebFetchResult {
   url: string;
   content_type: string;
-  /** Markdown (HTML), the parsed value (JSON), or the text as it is. */
-  content: unknown;
+  /**
+   * Markdown (HTML), the JSON text, or the text as it is, always inside the untrusted envelope
+   * (`core/registry/untrusted.ts`): the page wrote it, the model must not take it as instructions.
+   */
+  content: string;
   truncated: boolean;
   final_url: string;
   /** Present and true when `content` is the model's summary under `prompt`. */
@@ -26,7 +31,15 @@ export interface WebFetchDeps {
   summarize(request: { prompt: string; content: string; source: string; signal: AbortSignal }): Promise<string>;
   /** The request's time limit; 30 s unless a test shortens it. */
   timeoutMs?: number;
+  /**
+   * Whether a local-network address (see `local-network.ts`) may be fetched: the model provider's
+   * own address, and the loopback origins the tests allowed. Absent: none may.
+   */
+  allowLocal?(url: URL): boolean | Promise<boolean>;
 }
+
+/** Redirects followed at most; each hop is checked like the first address. */
+export const MAX_REDIRECTS = 10;
 
 export const FETCH_TIMEOUT_MS = 30_000;
 /** Bodies are read up to this size; a larger page is cut (and the result says so). */
@@ -144,20 +157,13 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   const timeout = AbortSignal.timeout(limitMs);
   let response: Response;
   try {
-    response = await deps.fetch(url.href, {
-      method: 'GET',
-      redirect: 'follow',
-      // The agent must not act with the user's sessions on a URL it was handed: no cookies.
-      credentials: 'omit',
-      headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
-      signal: AbortSignal.any([signal, timeout]),
-    });
+    response = await fetchHops(url, AbortSignal.any([signal, timeout]), deps);
   } catch (error) {
-    if (signal.aborted) throw error;
+    if (error instanceof LocalNetworkError || signal.aborted) throw error;
     if (timeout.aborted) throw new Error(`${url.href} did not answer within ${limitMs / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
     throw new Error(describeNetworkError(url, error));
   }
-  const finalUrl = response.url || url.href;
+  const finalUrl = (response as Response & { hopUrl?: string }).hopUrl ?? (response.url || url.href);
   if (!response.ok) {
     void response.body?.cancel().catch(() => undefined);
     const what = response.status === 404 ? 'the page does not exist' : response.status === 401 || response.status === 403 ? 'the site refuses access (it may need a login, which web_fetch does not have; if the page is open in a tab, read the tab instead)' : response.status >= 500 ? 'the site had a server error; try again later' : 'the request was refused';
@@ -202,20 +208,70 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   if (input.prompt?.trim()) {
     const summary = await deps.summarize({ prompt: input.prompt.trim(), content: text, source: finalUrl, signal });
     const limited = limitText(summary, input.max_length);
-    return { url: input.url, content_type: contentType, content: limited.text, truncated: limited.truncated || body.cut, final_url: finalUrl, summarized: true };
+    return { url: input.url, content_type: contentType, content: untrusted(`summary of ${finalUrl}`, limited.text), truncated: limited.truncated || body.cut, final_url: finalUrl, summarized: true };
   }
 
-  if (typeof content === 'string') {
-    const limited = limitText(content, input.max_length);
-    return { url: input.url, content_type: contentType, content: limited.text, truncated: limited.truncated || body.cut, final_url: finalUrl };
-  }
-  // Parsed JSON: whole if it fits, else its text, cut.
-  const limited = limitText(text, input.max_length);
-  return {
-    url: input.url,
-    content_type: contentType,
-    content: limited.truncated ? limited.text : content,
-    truncated: limited.truncated || body.cut,
-    final_url: finalUrl,
+  // Parsed JSON is given as its compact text (the parse proved it is JSON); text as it is.
+  const limited = limitText(typeof content === 'string' ? content : text, input.max_length);
+  return { url: input.url, content_type: contentType, content: untrusted(finalUrl, limited.text), truncated: limited.truncated || body.cut, final_url: finalUrl };
+}
+
+async function checkLocal(url: URL, deps: WebFetchDeps, from?: string): Promise<void> {
+  const kind = localNetworkKind(url);
+  if (kind && !(await deps.allowLocal?.(url))) throw new LocalNetworkError(url.href, kind, from);
+}
+
+/**
+ * GETs `url`, following redirects itself (at most `MAX_REDIRECTS`) so that every hop's address
+ * is checked before it is requested: a public page must not redirect the agent into the user's
+ * network. Chromium and Firefox hide a redirect's target from extensions (an `opaqueredirect`
+ * answer, no Location): there it asks again letting the browser follow, and checks the final
+ * address only; SECURITY.md says what that leaves open.
+ */
+async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps): Promise<Response> {
+  const init: RequestInit = {
+    method: 'GET',
+    redirect: 'manual',
+    // The agent must not act with the user's sessions on a URL it was handed: no cookies.
+    credentials: 'omit',
+    headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
+    signal,
   };
+  let url = first;
+  let from: string | undefined;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    await checkLocal(url, deps, from);
+    const response = await deps.fetch(url.href, init);
+    if (response.type === 'opaqueredirect') {
+      const followed = await deps.fetch(url.href, { ...init, redirect: 'follow' });
+      const final = followed.url ? new URL(followed.url) : url;
+      if (final.href !== url.href) {
+        try {
+          await checkLocal(final, deps, url.href);
+        } catch (error) {
+          void followed.body?.cancel().catch(() => undefined);
+          throw error;
+        }
+      }
+      return followed;
+    }
+    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+    if (location === null) {
+      // Where the response came from, for `final_url` (a Response made by hand has no url).
+      return Object.assign(response, { hopUrl: response.url || url.href });
+    }
+    void response.body?.cancel().catch(() => undefined);
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new Error(`${url.href} redirected to "${location.slice(0, 200)}", which is not a valid address.`);
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new Error(`${url.href} redirected to a ${next.protocol} address, which web_fetch does not follow.`);
+    }
+    from = url.href;
+    url = next;
+  }
+  throw new Error(`${first.href} redirected more than ${MAX_REDIRECTS} times, so web_fetch stopped following it.`);
 }

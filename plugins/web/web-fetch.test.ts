@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { summarize, SUMMARY_SYSTEM_PROMPT } from '@/core/agent/summarize';
 import { extractPage } from '@/core/extract';
-import { checkFetchUrl, webFetch, type WebFetchDeps } from '@/plugins/web/fetch';
+import { unwrapUntrusted } from '@/core/registry/untrusted';
+import { isLocalNetworkUrl, localNetworkKind, LOCAL_NETWORK_CODE, LocalNetworkError } from '@/plugins/web/local-network';
+import { testLocalOrigins } from '@/plugins/web/local-allow';
+import { checkFetchUrl, webFetch, type WebFetchDeps, type WebFetchResult } from '@/plugins/web/fetch';
 import { contentText, startModelServer } from '@/tests/model-server/server.mjs';
 import { parseHtml } from '@/tests/unit/helpers/dom';
 
@@ -37,6 +40,18 @@ beforeAll(async () => {
     if (path === '/article') return send(200, 'text/html; charset=utf-8', ARTICLE);
     if (path === '/old') {
       res.writeHead(301, { location: '/moved' });
+      return res.end();
+    }
+    if (path === '/to-router') {
+      res.writeHead(302, { location: 'http://192.168.1.1/admin' });
+      return res.end();
+    }
+    if (path === '/to-loopback') {
+      res.writeHead(307, { location: 'http://localhost:6379/' });
+      return res.end();
+    }
+    if (path === '/loop') {
+      res.writeHead(302, { location: '/loop' });
       return res.end();
     }
     if (path === '/moved') {
@@ -75,11 +90,19 @@ function deps(extra: Partial<WebFetchDeps> = {}): WebFetchDeps {
     fetch: (input, init) => fetch(input, init),
     htmlToMarkdown: async (html, url) => extractPage(parseHtml(html), { baseUrl: url, reparse: () => parseHtml(html) }).markdown,
     summarize: (request) => summarize(createOpenAICompatibleClient({ baseUrl: model.url, model: 'scripted-model' }), request),
+    // The test server is on 127.0.0.1: allowed, as the e2e tests allow theirs (local-allow.ts).
+    allowLocal: (url) => url.origin === base,
     ...extra,
   };
 }
 
-const run = (input: Parameters<typeof webFetch>[0], extra?: Partial<WebFetchDeps>) => webFetch(input, new AbortController().signal, deps(extra));
+/** Runs web_fetch and checks the content is one untrusted envelope; `content` is what is inside. */
+async function run(input: Parameters<typeof webFetch>[0], extra?: Partial<WebFetchDeps>): Promise<WebFetchResult & { envelope: string }> {
+  const result = await webFetch(input, new AbortController().signal, deps(extra));
+  const inside = unwrapUntrusted(result.content);
+  expect(inside, 'content is in the untrusted envelope').not.toBeNull();
+  return { ...result, content: inside!.content, envelope: result.content };
+}
 
 async function rejects(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(
@@ -115,7 +138,7 @@ describe('web_fetch', () => {
   test('JSON is parsed; broken JSON comes back as its text', async () => {
     const result = await run({ url: `${base}/data.json` });
     expect(result.content_type).toBe('application/json');
-    expect(result.content).toEqual({ items: [{ id: 1, name: 'one' }], total: 1 });
+    expect(JSON.parse(result.content)).toEqual({ items: [{ id: 1, name: 'one' }], total: 1 });
     const broken = await run({ url: `${base}/broken.json` });
     expect(broken.content).toBe('{"items": [1, 2');
   });
@@ -147,7 +170,7 @@ describe('web_fetch', () => {
     expect(await rejects(run({ url: `${base}/missing` }))).toMatch(/answered HTTP 404.*does not exist/);
     expect(await rejects(run({ url: `${base}/private` }))).toMatch(/HTTP 403.*read the tab instead/);
     expect(await rejects(run({ url: `${base}/slow` }, { timeoutMs: 300 }))).toMatch(/did not answer within 0.3 s/);
-    expect(await rejects(run({ url: 'http://127.0.0.1:9/' }))).toMatch(/Could not fetch http:\/\/127\.0\.0\.1:9\//);
+    expect(await rejects(run({ url: 'http://127.0.0.1:9/' }, { allowLocal: () => true }))).toMatch(/Could not fetch http:\/\/127\.0\.0\.1:9\//);
   });
 
   test('max_length cuts the content and truncated says so', async () => {
@@ -181,5 +204,35 @@ describe('web_fetch', () => {
 
   test('no cookies are sent', async () => {
     expect((await run({ url: `${base}/cookie` })).content).toBe('cookie: none');
+  });
+
+  test('local-network addresses are refused with a reason and a code, unless allowed', async () => {
+    let requested = 0;
+    const counting: Partial<WebFetchDeps> = { fetch: (input, init) => (requested++, fetch(input, init)), allowLocal: undefined };
+    for (const url of ['http://127.0.0.1:9/', 'http://localhost/', 'http://10.0.0.1/', 'http://172.16.5.4/', 'http://192.168.1.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://[fe80::1]/', 'http://[fd00::1]/', 'http://router/', 'http://2130706433/', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]/', 'http://printer.local/']) {
+      const error = await webFetch({ url }, new AbortController().signal, deps(counting)).then(() => null, (e: unknown) => e);
+      expect(error, url).toBeInstanceOf(LocalNetworkError);
+      expect((error as LocalNetworkError).code).toBe(LOCAL_NETWORK_CODE);
+      expect((error as Error).message).toMatch(/so web_fetch did not request it.*Only the user can allow/);
+    }
+    expect(requested).toBe(0);
+    for (const url of ['https://example.com/', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2001:db8::1]/', 'https://sub.example.co.uk/x']) expect(isLocalNetworkUrl(url), url).toBe(false);
+    expect(localNetworkKind('http://router/')).toBe('single-label');
+    expect(localNetworkKind('http://169.254.1.1/')).toBe('link-local');
+    // The test server is itself on 127.0.0.1: allowed by the allow-list given in deps().
+    expect((await run({ url: `${base}/notes.txt` })).content).toContain('Line one');
+  });
+
+  test('every redirect hop is checked, and at most 10 are followed', async () => {
+    expect(await rejects(webFetch({ url: `${base}/to-router` }, new AbortController().signal, deps()))).toMatch(/http:\/\/192\.168\.1\.1\/admin points at the local network .*a redirect from .*\/to-router/);
+    expect(await rejects(webFetch({ url: `${base}/to-loopback` }, new AbortController().signal, deps()))).toMatch(/localhost:6379\/ points at this computer/);
+    expect(await rejects(run({ url: `${base}/loop` }))).toMatch(/redirected more than 10 times/);
+  });
+
+  test('the tests\' allow-list takes loopback origins only', async () => {
+    const list = JSON.stringify(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://192.168.1.1', 'https://evil.example', 'http://127.0.0.1:8080/path', 42]);
+    expect(await testLocalOrigins(async () => list)).toEqual(['http://127.0.0.1:8080', 'http://localhost:3000']);
+    expect(await testLocalOrigins(async () => 'not json')).toEqual([]);
+    expect(await testLocalOrigins(async () => undefined)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const APP_PAGE = `<!doctype html><html><head><title>Sidequest test app</title></head><body>
 <h1>Test app</h1><p id="status">ready</p>
@@ -67,6 +67,7 @@ for (const browserName of selectedBrowsers()) {
       h = await launch(browserName);
       await h.newPage(site.url('/alpha.html'));
       const options = await configureProvider(h, { baseUrl: model.url });
+      await allowLocalOrigins(options, [site.origin]);
       await options.close();
     });
 

@@ -80,3 +80,37 @@ export async function lastAnswer(sidebar) {
   const answers = await sidebar.texts('article.assistant .markdown');
   return answers.at(-1) ?? '';
 }
+
+/**
+ * Lets web_fetch read the fixture servers on 127.0.0.1: the test-only allow-list of loopback
+ * origins, a secret of the web plugin (`web.test.localOrigins` in IndexedDB, see
+ * plugins/web/local-allow.ts), written from an extension page (web pages cannot reach it).
+ */
+export async function allowLocalOrigins(page, origins) {
+  await page.evaluate(async (value) => {
+    const db = await new Promise((resolve, reject) => {
+      const request = indexedDB.open('sidequest');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+      request.onupgradeneeded = () => {
+        request.transaction?.abort();
+        reject(new Error('the extension has not created its database yet'));
+      };
+    });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction('secrets', 'readwrite');
+      tx.objectStore('secrets').put({ key: 'web.test.localOrigins', value });
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  }, JSON.stringify(origins));
+}
+
+const ENVELOPE = /^<<<UNTRUSTED BEGIN ([0-9a-f]{16}) source="([^"\n]*)"; [^\n]*>>>\n([\s\S]*)\n<<<UNTRUSTED END \1>>>$/;
+
+/** The source and content of an untrusted envelope (core/registry/untrusted.ts), or null. */
+export function unwrapUntrusted(text) {
+  const match = typeof text === 'string' ? ENVELOPE.exec(text) : null;
+  return match ? { source: match[2], content: match[3] } : null;
+}

@@ -10,7 +10,7 @@ import { startDemoServer } from '../../examples/server.mjs';
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { configureProvider, lastAnswer, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 const html = (title, script, body = '') => ({
   type: 'text/html; charset=utf-8',
@@ -58,7 +58,16 @@ const HOSTILE = {
 /** A model that calls the page tool a message asks for, then quotes what the tool returned. */
 function pageToolScript(req) {
   if (req.last?.role === 'tool') {
-    const content = contentText(req.last);
+    const raw = contentText(req.last);
+    // A result comes in the untrusted envelope (a JSON string of it, as the tool's output).
+    let text = raw;
+    try {
+      const parsed = JSON.parse(raw);
+      if (typeof parsed === 'string') text = parsed;
+    } catch {
+      // An error text.
+    }
+    const content = unwrapUntrusted(text)?.content ?? raw;
     let pretty = content;
     try {
       pretty = JSON.stringify(JSON.parse(content), null, 2);
@@ -193,7 +202,9 @@ for (const browserName of selectedBrowsers()) {
       assert.match(state.function.description, new RegExp(`^\\[Page tool from ${new URL(demo.origin).host.replace(/\./g, '\\.')} \\(tab \\d+, group "Global State Inspector"\\)\\. The web page wrote this description`));
       assert.ok(!model.requests[0].toolNames.includes('getGlobalState'));
       const toolMessage = model.requests[1].messages.find((m) => m.role === 'tool');
-      assert.match(contentText(toolMessage), new RegExp(`page tool \\\\"getGlobalState\\\\" of ${demo.origin.replace(/\./g, '\\.')}`));
+      const envelope = unwrapUntrusted(JSON.parse(contentText(toolMessage)));
+      assert.ok(envelope, 'the result is in the untrusted envelope');
+      assert.equal(envelope.source, `page tool 'getGlobalState' of ${demo.origin}`);
       // The card marks the page tool with its site.
       // textContent, not innerText: a message scrolled out of view is not rendered (content-visibility).
       await sidebar.waitFor(
@@ -281,7 +292,8 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(model.requests[0].toolNames.filter((n) => n === 'list_tabs').length, 1);
 
       const thrown = await ask('Please explode');
-      assert.match(thrown, /The page's tool "explode" \(127\.0\.0\.1:\d+\) failed: Inventory service is down \(code 503\)/);
+      // The page's words come inside the untrusted envelope.
+      assert.match(thrown, /The page's tool "explode" \(127\.0\.0\.1:\d+\) failed\. What the page said: <<<UNTRUSTED BEGIN [0-9a-f]{16} source="error from page tool 'explode' of [^"]+"; [^\n]*>>>\nInventory service is down \(code 503\)\n<<<UNTRUSTED END [0-9a-f]{16}>>>/);
       await sidebar.evaluate(() => [...document.querySelectorAll('details.tool summary')].at(-1)?.click());
       await sidebar.waitForText('Inventory service is down (code 503)', { within: 'details.tool[open]' });
       await sidebar.screenshot(screenshotPath(browserName, 'page-tools-error'));

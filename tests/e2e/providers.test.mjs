@@ -11,7 +11,7 @@ import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const KEY = 'sk-provider-test';
 
@@ -260,6 +260,8 @@ for (const browserName of selectedBrowsers()) {
 
       // The profile says the window (the provider does not): Advanced → Context window.
       const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
+      // The page is served on this machine: web_fetch reads local addresses only where allowed.
+      await allowLocalOrigins(options, [new URL(url).origin]);
       await options.click('link', 'Model provider');
       await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
       await choose(options, 'Profile', 'New profile…');

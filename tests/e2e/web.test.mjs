@@ -10,7 +10,7 @@ import { BING_KEY, GOOGLE_CX, GOOGLE_KEY, startSearchEngines } from '../fixtures
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How tide pools survive the winter | Coast Notes</title>
 <meta property="og:title" content="How tide pools survive the winter"></head><body>
@@ -79,11 +79,27 @@ function lastCalledTool(request) {
 /** The tool result carried by the last message of a model request, parsed. */
 function toolResult(request) {
   const text = contentText(request.last);
+  let value;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return text;
+    value = text;
   }
+  // Outside content comes in the untrusted envelope: check it is there, then look inside.
+  const inside = unwrapUntrusted(value);
+  if (inside) {
+    try {
+      return JSON.parse(inside.content);
+    } catch {
+      return inside.content;
+    }
+  }
+  if (value && typeof value === 'object' && typeof value.content === 'string') {
+    const content = unwrapUntrusted(value.content);
+    assert.ok(content, 'content is in the untrusted envelope');
+    return { ...value, content: content.content };
+  }
+  return value;
 }
 
 for (const browserName of selectedBrowsers()) {
@@ -105,6 +121,7 @@ for (const browserName of selectedBrowsers()) {
       h = await launch(browserName);
       const options = await configureProvider(h, { baseUrl: model.url });
       await setSearchEndpoints(options, engines.endpoints);
+      await allowLocalOrigins(options, [site.origin]);
       await options.close();
     });
 
@@ -387,7 +404,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(toolMessages[3], /cannot be read: it is a page of a browser extension/);
       const summary = JSON.parse(toolMessages[4]);
       assert.equal(summary.summarized, true);
-      assert.equal(summary.content, 'The Otters lead the Herons, 3 to 1.');
+      assert.equal(unwrapUntrusted(summary.content)?.content, 'The Otters lead the Herons, 3 to 1.');
       const summaryRequest = model.requests.find((r) => r.toolNames.length === 0);
       assert.match(contentText(summaryRequest.lastUser), /Instructions: Who is leading\?/);
       assert.match(contentText(summaryRequest.lastUser), /The Otters lead the Herons 3 to 1 after the second period/);

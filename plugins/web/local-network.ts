@@ -1,0 +1,116 @@
+/**
+ * Addresses on the user's own computer or network: the loopback, private and link-local ranges
+ * and single-label names (`http://router/`). A web page can ask the agent to fetch one ("read
+ * http://192.168.1.1/admin"), so `web_fetch` refuses them unless the user allowed it (the model
+ * provider's own address is always allowed). Checked on the URL the model gave and on every
+ * redirect hop.
+ *
+ * What this cannot see: a public name whose DNS answer is a private address (DNS rebinding). The
+ * browser gives extensions no way to resolve a name first; see SECURITY.md.
+ */
+
+/** Why an address counts as local, or null when it is a public one. */
+export type LocalNetworkKind = 'loopback' | 'private' | 'link-local' | 'single-label';
+
+/** The error code of a refused local address (ToolResult `code`). */
+export const LOCAL_NETWORK_CODE = 'local_network';
+
+function ipv4(host: string): number[] | null {
+  const parts = host.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return null;
+  const nums = parts.map(Number);
+  return nums.every((n) => n <= 255) ? nums : null;
+}
+
+function ipv4Kind([a, b]: number[]): LocalNetworkKind | null {
+  if (a === 127 || a === 0) return 'loopback';
+  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return 'private';
+  if (a === 100 && b! >= 64 && b! <= 127) return 'private'; // carrier-grade NAT, 100.64/10
+  if (a === 169 && b === 254) return 'link-local';
+  return null;
+}
+
+/** Expands an IPv6 address (no brackets) to its eight 16-bit groups, or null. */
+function ipv6Groups(host: string): number[] | null {
+  if (!host.includes(':')) return null;
+  let text = host;
+  // A trailing dotted IPv4 (`::ffff:1.2.3.4`): the URL parser already turns it into hex, but be safe.
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const v4 = ipv4(dotted[1]!);
+    if (!v4) return null;
+    text = `${text.slice(0, -dotted[1]!.length)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const [head, tail, extra] = text.split('::');
+  if (extra !== undefined) return null;
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined ? (tail ? tail.split(':') : []) : [];
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 0) return null;
+  const groups = [...left, ...Array(tail === undefined ? 0 : missing).fill('0'), ...right].map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
+  return groups.length === 8 && groups.every((g) => !Number.isNaN(g)) ? groups : null;
+}
+
+function ipv6Kind(g: number[]): LocalNetworkKind | null {
+  if (g.slice(0, 7).every((x) => x === 0) && (g[7] === 1 || g[7] === 0)) return 'loopback'; // ::1, ::
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible addresses: judge the IPv4 inside.
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
+    return ipv4Kind([g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255]);
+  }
+  if ((g[0]! & 0xfe00) === 0xfc00) return 'private'; // fc00::/7
+  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local'; // fe80::/10
+  return null;
+}
+
+/** What kind of local address `url` points at, or null for a public address (or no URL at all). */
+export function localNetworkKind(url: string | URL): LocalNetworkKind | null {
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return null;
+  }
+  // The URL parser has already turned `http://2130706433/`, `0x7f.1` and friends into dotted IPv4.
+  let host = parsed.hostname.toLowerCase();
+  if (host.startsWith('[') && host.endsWith(']')) {
+    const groups = ipv6Groups(host.slice(1, -1));
+    return groups ? ipv6Kind(groups) : 'single-label';
+  }
+  host = host.replace(/\.+$/, '');
+  const v4 = ipv4(host);
+  if (v4) return ipv4Kind(v4);
+  if (!host) return 'single-label';
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
+  if (host.endsWith('.local') || host.endsWith('.internal') || host.endsWith('.lan') || host.endsWith('.home.arpa')) return 'private';
+  if (!host.includes('.')) return 'single-label';
+  return null;
+}
+
+/** True when `url` points at the user's own computer or local network (see `localNetworkKind`). */
+export function isLocalNetworkUrl(url: string | URL): boolean {
+  return localNetworkKind(url) !== null;
+}
+
+const WHAT: Record<LocalNetworkKind, string> = {
+  loopback: 'this computer (a loopback address)',
+  private: 'the local network (a private address)',
+  'link-local': 'the local network link (a link-local address)',
+  'single-label': 'the local network (a name without a domain, like a router or an intranet host)',
+};
+
+/** The refusal the model reads: what was refused, why, and that the user can allow it. */
+export class LocalNetworkError extends Error {
+  override name = 'LocalNetworkError';
+  readonly code = LOCAL_NETWORK_CODE;
+  constructor(
+    readonly url: string,
+    readonly kind: LocalNetworkKind,
+    readonly hop?: string,
+  ) {
+    super(
+      `${url} points at ${WHAT[kind]}${hop ? ` (a redirect from ${hop} led there)` : ''}, so web_fetch did not request it: ` +
+        'web pages could otherwise use the agent to reach devices and services that only this computer can see. ' +
+        'Only the user can allow such an address; if they want it read, ask them to open it in a tab.',
+    );
+  }
+}
