@@ -88,12 +88,16 @@ export class ProviderService {
     const existing = settings.profiles.find((p) => p.id === id);
     const clean = validateProviderProfile({ ...existing, ...input, type: input.type ?? existing?.type ?? 'openai-compatible', id });
     const profile: ProviderProfile = { ...clean, id, name: clean.name };
-    const key = input.apiKey !== undefined ? input.apiKey.trim() : await this.secrets.getApiKey(id);
+    // A key belongs to the address it was given for: a profile moved to another origin asks for it
+    // again (the saved one is dropped, never sent there).
+    const moved = Boolean(existing) && originOf(existing!.baseUrl) !== originOf(profile.baseUrl);
+    const key = input.apiKey !== undefined ? input.apiKey.trim() : moved ? undefined : await this.secrets.getApiKey(id);
     // Refused before anything is saved: a key must not go over plain http to another computer.
     assertKeyTransport(profile.baseUrl, key);
     const profiles = existing ? settings.profiles.map((p) => (p.id === id ? profile : p)) : [...settings.profiles, profile];
     await providerSettings.setValue({ activeId: id, profiles });
     if (input.apiKey !== undefined) await this.secrets.setApiKey(input.apiKey, id);
+    else if (moved) await this.secrets.setApiKey('', id);
     return this.view();
   }
 
@@ -117,7 +121,9 @@ export class ProviderService {
     const profile = settings.profiles.find((p) => p.id === (request.profileId ?? settings.activeId));
     const type = request.type ?? profile?.type ?? 'openai-compatible';
     const baseUrl = request.baseUrl?.trim() || profile?.baseUrl || '';
-    const apiKey = request.apiKey?.trim() || (profile ? await this.secrets.getApiKey(profile.id) : undefined);
+    // The saved key only goes to the address it was saved for.
+    const sameOrigin = profile !== undefined && originOf(profile.baseUrl) === originOf(baseUrl);
+    const apiKey = request.apiKey?.trim() || (profile && sameOrigin ? await this.secrets.getApiKey(profile.id) : undefined);
     const config: ProviderConfig = { type, baseUrl, model: profile?.model ?? '', apiKey };
     try {
       return { models: await listModels(config) };
@@ -193,5 +199,14 @@ export async function addNotice(
     hub.broadcast({ type: 'message', message });
   } catch (error) {
     console.warn('[sidequest] could not write a notice', error);
+  }
+}
+
+/** The origin of an address ('' when it is not one). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
   }
 }

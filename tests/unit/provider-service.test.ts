@@ -33,6 +33,26 @@ describe('provider profiles in the background', () => {
     await providers.save({ baseUrl: 'https://models.example.com/v1', model: 'm', apiKey: 'sk-1' });
   });
 
+  it('binds a saved key to its address: moving the profile to another origin drops it, and lists for another address never get it', async () => {
+    const providers = service();
+    await providers.save({ baseUrl: 'https://api.one.example/v1', model: 'm', apiKey: 'sk-one' });
+    // Same origin, another path: the key stays.
+    expect(await providers.save({ baseUrl: 'https://api.one.example/v2', model: 'm' })).toMatchObject({ hasApiKey: true });
+    const sent: Array<string | null> = [];
+    const { vi } = await import('vitest');
+    const fetchSpy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (_url, init) => {
+      sent.push(new Headers(init?.headers).get('authorization'));
+      return new Response(JSON.stringify({ data: [] }), { headers: { 'content-type': 'application/json' } });
+    });
+    await providers.models({ baseUrl: 'https://elsewhere.example/v1' });
+    await providers.models({});
+    fetchSpy.mockRestore();
+    expect(sent[0]).toBeNull();
+    expect(sent[1]).toBe('Bearer sk-one');
+    // Another origin: the key is dropped and must be given again.
+    expect(await providers.save({ baseUrl: 'https://api.two.example/v1', model: 'm' })).toMatchObject({ hasApiKey: false });
+  });
+
   it('keeps the model picked per conversation, and a pick on a new conversation goes to the next one', async () => {
     const providers = service();
     const anthropic = await providers.save({ id: 'new', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-x', apiKey: 'k' });
