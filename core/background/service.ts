@@ -9,7 +9,8 @@ import { ToolRegistry } from '@/core/registry/registry';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
-import { agentSettings, pluginState, ProviderSecrets } from '@/core/storage/settings';
+import { z } from 'zod';
+import { agentSettings, ProviderSecrets } from '@/core/storage/settings';
 import { ApprovalGate } from '@/core/approvals/gate';
 import { permissionStore } from '@/core/storage/permissions';
 import { BadgeCounter } from './badge';
@@ -38,10 +39,17 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const store = new ConversationStore(db);
   const providers = new ProviderService(new ProviderSecrets(db));
   const hub = new EventHub();
+  // Plugin on/off switches: in IndexedDB, out of reach of content scripts (version 1 kept them in
+  // storage.local under `plugins`; they move on first read).
+  const pluginSwitches = pluginStorage(db, 'core').item<Record<string, boolean>>('pluginSwitches', {
+    fallback: {},
+    schema: z.record(z.string(), z.boolean()),
+    legacyKey: 'local:plugins',
+  });
   // Every tool's input is checked by one interpreting validator (no eval under the extension CSP).
   const registry = new ToolRegistry(interpretedValidators, {
-    load: () => pluginState.getValue(),
-    save: (state) => pluginState.setValue(state),
+    load: () => pluginSwitches.getValue(),
+    save: (state) => pluginSwitches.setValue(state),
   });
   // The model of a conversation (its pick in the sidebar, else the default profile's); notices
   // (prompted tool calls, shortened context) are written into that conversation.
@@ -174,7 +182,6 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     for (const conversation of recovered) hub.broadcast({ type: 'conversation', conversation });
   })();
   ready.catch((error) => console.error('[sidequest] background start-up failed', error));
-  pluginState.watch((state) => registry.applyState(state));
   registry.onChange(() => hub.broadcast({ type: 'plugins', plugins: pluginInfos() }));
 
   hub.listen();

@@ -74,13 +74,6 @@ export const conversationModels = defineSetting<Record<string, ModelChoice>>('lo
   version: 1,
 });
 
-/** Plugin on/off choices by plugin id; a plugin not listed is on. */
-export const pluginState = defineSetting<Record<string, boolean>>('local:plugins', {
-  fallback: {},
-  schema: z.record(z.string(), z.boolean()),
-  version: 1,
-});
-
 export interface AgentSettings {
   /** Model requests one run may make before it stops and says so. */
   maxSteps: number;
