@@ -34,7 +34,7 @@ export function toolInstructions(tools: readonly ToolSpec[]): string {
     '# Tools',
     'You can use the tools below. To call one, answer with a fenced block tagged tool_call that holds one JSON object with the tool name and its arguments, for example:',
     '```tool_call',
-    '{"name": "list_tabs", "arguments": {}}',
+    `{"name": ${JSON.stringify(tools[0]?.name ?? 'tool_name')}, "arguments": {}}`,
     '```',
     'You may call several tools, one block each. After your blocks, stop and wait: the results come back in the next message, starting with "Tool result". When you need no tool, answer normally, without a tool_call block.',
     '',
