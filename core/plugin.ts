@@ -58,7 +58,7 @@ export interface PluginContext {
   /** The plugin's own storage (IndexedDB: content scripts cannot read or write it). */
   storage: PluginStorage;
   /** A model client for the provider as configured now (summaries, sub-agents). */
-  getModelClient(): Promise<ModelClient>;
+  getModelClient(conversationId?: string): Promise<ModelClient>;
   /** The step limit of one run, from the agent settings. */
   getMaxSteps(): Promise<number>;
   /** The registry: to run agent loops over it (sub-agents) or to add plugins of its own (page tools). */

@@ -16,7 +16,7 @@ export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
 /** What the `agent` tool uses: the registry its loops run over, the model, the step limit. */
 export interface SubAgentServices {
   registry: ToolRegistry;
-  getModelClient(): Promise<ModelClient>;
+  getModelClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
 }
 
@@ -72,7 +72,8 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
               throw new Error(`Tab ${tab_id} does not exist (it may have been closed). List the open tabs to find the right one.`);
             });
           }
-          const client = await services.getModelClient().catch((error: Error) => {
+          // The parent conversation's model (the one the user picked there).
+          const client = await services.getModelClient(context.conversationId).catch((error: Error) => {
             throw new Error(`The sub-agent could not start: ${error.message}`);
           });
           const maxSteps = await services.getMaxSteps();

@@ -137,7 +137,7 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
 
 /** What the tabs tools use: the model, for `get_tab_content`'s summaries. */
 export interface TabsService {
-  getModelClient?(): Promise<ModelClient>;
+  getModelClient?(conversationId?: string): Promise<ModelClient>;
 }
 
 export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
@@ -147,7 +147,7 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
     inputSchema: tabsSchemas.get_tab_content,
     timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
     annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
-    async execute({ tab_id, selector, prompt, max_length }, { signal, service }) {
+    async execute({ tab_id, selector, prompt, max_length }, { signal, service, conversationId }) {
       let tab = await getTabOrThrow(tab_id);
       const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
@@ -161,7 +161,7 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
       const title = reading.title || tab.title || '';
       if (prompt?.trim()) {
         if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
-        const summary = await summarize(await service.getModelClient(), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
+        const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
         const limited = limitText(summary, max_length);
         return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
       }

@@ -17,6 +17,8 @@ import { searchStore } from './search/settings';
 export interface WebService {
   search: Pick<SearchService, 'search'>;
   fetch: WebFetchDeps;
+  /** Summarizes with the model of the conversation `conversationId`. */
+  summarize(request: Parameters<WebFetchDeps['summarize']>[0], conversationId?: string): Promise<string>;
 }
 
 /** A summary may take the model a while after the 30 s fetch. */
@@ -30,7 +32,8 @@ export const webFetchTool = defineTool<FromSchema<typeof webSchemas.web_fetch>, 
   timeoutMs: FETCH_TIMEOUT_MS + SUMMARY_ALLOWANCE_MS,
   // A request to any address: what it sends (the URL itself) leaves the browser.
   annotations: { readOnly: true, destructive: false, openWorld: true, target: (input: { url: string }) => ({ url: input.url }) },
-  execute: (input, { signal, service }) => webFetch(input, signal, service.fetch),
+  execute: (input, { signal, service, conversationId }) =>
+    webFetch(input, signal, { ...service.fetch, summarize: (request) => service.summarize(request, conversationId) }),
 });
 
 export const webSearchTool = defineTool<FromSchema<typeof webSchemas.web_search>, string, WebService>({
@@ -68,6 +71,8 @@ export const webPlugin = definePlugin<WebService>({
           htmlToMarkdown: async (html, url) => (await ctx.offscreen(webJobs, 'extractHtml', { html, url })).markdown,
           summarize: async (request) => summarize(await ctx.getModelClient(), request),
         },
+        // With the model of the conversation the call belongs to.
+        summarize: async (request, conversationId) => summarize(await ctx.getModelClient(conversationId), request),
       },
     };
   },
