@@ -426,6 +426,8 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
   const gate = registry.gate;
   let gated: GatedCall | undefined;
   let note: unknown;
+  // An address on the user's own network the user allowed for this call (the gate asked).
+  let approvedUrl: string | undefined;
   if (gate) {
     const refused = registry.refusal(call.name, input, options.allow);
     if (refused) return refused;
@@ -441,6 +443,7 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
     const verdict = await gate.check(gated, signal);
     if (!verdict.ok) return verdict.result;
     note = verdict.note;
+    approvedUrl = verdict.approvedUrl;
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<unknown> = Promise.resolve();
@@ -457,7 +460,7 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
     const result = await registry.invoke(call.name, input, {
       signal,
       allow: options.allow,
-      context: { ...options.toolContext, conversationId, toolCallId: call.id, reportActivity },
+      context: { ...options.toolContext, conversationId, toolCallId: call.id, reportActivity, ...(approvedUrl ? { approvedUrl } : {}) },
     });
     if (gated) gate?.record?.(gated, note, result);
     return result;

@@ -1,4 +1,5 @@
 import type { GatedCall, ToolGate, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
+import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { decide, originOf, originsInText, readsPrivateData, type AskReason, type RememberedDecision } from './policy';
 
 /** An ask unanswered for this long is declined. */
@@ -62,7 +63,7 @@ export interface GateNote {
   url?: string;
 }
 
-export type GateVerdict = { ok: true; note: GateNote } | { ok: false; result: ToolResult };
+export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string } | { ok: false; result: ToolResult };
 
 /** What one conversation's runs (with their sub-agents) have done so far, for the outbound rule. */
 interface ConversationState {
@@ -167,6 +168,8 @@ export class ApprovalGate implements ToolGate {
     const remembered = this.remembered.get(key(call.name, site))?.decision;
     const origin = originOf(url);
     const outbound = Boolean(annotations.openWorld && origin && state?.tainted && !state.origins.has(origin) && remembered !== 'allow');
+    // The user's own network: the tool itself refuses it unless the gate passes on the user's yes.
+    const local = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url));
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,
@@ -175,8 +178,10 @@ export class ApprovalGate implements ToolGate {
       allowedInConversation: Boolean(state?.allowedSites.has(key(call.name, site))),
       trusted: Boolean(state?.trusted),
       outbound,
+      local,
     });
-    if (decision.action === 'allow') return { ok: true, note: { site, url } };
+    // With `local`, the policy allows only on the user's word (the switch, a remembered choice).
+    if (decision.action === 'allow') return { ok: true, note: { site, url }, ...(local ? { approvedUrl: url } : {}) };
     if (decision.action === 'deny') return { ok: false, result: declined(call.name, site, 'You chose to deny this tool on this site.') };
     const answer = await this.ask(
       {
@@ -198,7 +203,7 @@ export class ApprovalGate implements ToolGate {
     if (answer === 'always') await this.remember({ tool: call.name, site, decision: 'allow', at: Date.now() });
     else if (decision.scope === 'site' && state) state.allowedSites.add(key(call.name, site));
     if (origin && state) state.origins.add(origin);
-    return { ok: true, note: { site, url } };
+    return { ok: true, note: { site, url }, ...(local ? { approvedUrl: url } : {}) };
   }
 
   /** After a call ran: what it read and where it went, for the outbound rule. */

@@ -9,9 +9,10 @@ export type RememberedDecision = 'allow' | 'deny';
  * - `claimed`: a page's tool its site says is read-only (a claim, not a fact);
  * - `acting`: a tool that changes something on a tab or site;
  * - `destructive`: a tool that may delete or overwrite what cannot be got back;
- * - `outbound`: after private data was read, a call to a site the task has not involved yet.
+ * - `outbound`: after private data was read, a call to a site the task has not involved yet;
+ * - `local`: a call that reaches the user's own network (loopback, private, link-local, single-label hosts).
  */
-export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound';
+export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local';
 
 /**
  * What the gate does with a call. `scope` of an ask: `call` (Allow once allows this call only) or
@@ -37,6 +38,8 @@ export interface CallSituation {
   trusted: boolean;
   /** An open-world call to an origin the task has not involved, after private data was read. */
   outbound: boolean;
+  /** An open-world call to an address on the user's own network. */
+  local?: boolean;
 }
 
 /**
@@ -44,6 +47,7 @@ export interface CallSituation {
  * of a tool's name. The defaults (ARCHITECTURE.md → "Approvals"):
  * - the conversation's "act without asking" switch allows everything; a remembered Deny denies;
  * - the outbound rule asks every time, even for tools otherwise allowed;
+ * - a call to the user's own network asks every time, unless this tool is remembered for that site;
  * - a remembered Always allow allows;
  * - read-only tools: allowed, except reading a tab other than the user's, which asks once per site;
  * - a page's read-only claim lowers its tool to "once per site" (never to "never ask");
@@ -57,6 +61,7 @@ export function decide(s: CallSituation): Decision {
   if (s.remembered === 'deny') return { action: 'deny' };
   if (s.outbound) return { action: 'ask', reason: 'outbound', scope: 'call' };
   if (s.remembered === 'allow') return { action: 'allow' };
+  if (s.local) return { action: 'ask', reason: 'local', scope: 'call' };
   if (a.readOnly) {
     if (!a.pages || !s.hasTarget || s.onActiveTab) return { action: 'allow' };
     return s.allowedInConversation ? { action: 'allow' } : { action: 'ask', reason: 'read', scope: 'site' };

@@ -21,6 +21,12 @@ export interface ToolContext<Service = unknown> {
    * saves it, and forwards it to the sidebar as a `tool-activity` event.
    */
   reportActivity?: (event: unknown) => void;
+  /**
+   * An address on the user's own network (loopback, private, single-label) that the user allowed
+   * this very call to reach, through the approval gate. Tools that refuse such addresses on their
+   * own accept this one (its origin), and nothing else.
+   */
+  approvedUrl?: string;
   /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
   service: Service;
 }
@@ -148,7 +154,10 @@ export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network'];
  */
 export interface ToolGate {
   /** Lets the call through (`ok`, with a note handed back to `record`) or gives the result instead. */
-  check(call: GatedCall, signal?: AbortSignal): Promise<{ ok: true; note?: unknown } | { ok: false; result: ToolResult }>;
+  check(
+    call: GatedCall,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; note?: unknown; approvedUrl?: string } | { ok: false; result: ToolResult }>;
   /** The call ran with this result. */
   record?(call: GatedCall, note: unknown, result: ToolResult): void;
 }

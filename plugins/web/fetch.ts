@@ -1,6 +1,6 @@
 import { limitText } from '@/core/extract/limit';
 import { untrusted } from '@/core/registry/untrusted';
-import { LocalNetworkError, localNetworkKind } from './local-network';
+import { LocalNetworkError, localNetworkKind } from '@/core/net/local-network';
 
 /** What `web_fetch` returns: the contract's five fields, and `summarized` when a prompt was given. */
 export interface WebFetchResult {

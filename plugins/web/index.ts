@@ -32,8 +32,14 @@ export const webFetchTool = defineTool<FromSchema<typeof webSchemas.web_fetch>, 
   timeoutMs: FETCH_TIMEOUT_MS + SUMMARY_ALLOWANCE_MS,
   // A request to any address: what it sends (the URL itself) leaves the browser.
   annotations: { readOnly: true, destructive: false, openWorld: true, target: (input: { url: string }) => ({ url: input.url }) },
-  execute: (input, { signal, service, conversationId }) =>
-    webFetch(input, signal, { ...service.fetch, summarize: (request) => service.summarize(request, conversationId) }),
+  execute: (input, { signal, service, conversationId, approvedUrl }) =>
+    webFetch(input, signal, {
+      ...service.fetch,
+      // An address on the user's own network is fetched when the user allowed this call to reach
+      // it (the approval gate asked), else only where the plugin allows it (the providers, tests).
+      allowLocal: async (url) => sameOrigin(approvedUrl, url) || Boolean(await service.fetch.allowLocal?.(url)),
+      summarize: (request) => service.summarize(request, conversationId),
+    }),
 });
 
 export const webSearchTool = defineTool<FromSchema<typeof webSchemas.web_search>, string, WebService>({
@@ -77,3 +83,12 @@ export const webPlugin = definePlugin<WebService>({
     };
   },
 });
+
+function sameOrigin(approved: string | undefined, url: URL): boolean {
+  if (!approved) return false;
+  try {
+    return new URL(approved).origin === url.origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import type { PluginStorage } from '@/core/storage/plugin-data';
-import { localNetworkKind } from './local-network';
+import { localNetworkKind } from '@/core/net/local-network';
 
 /** Where the test-only allow-list is kept: a secret of the web plugin (`web.test.localOrigins` in IndexedDB). */
 export const TEST_LOCAL_ORIGINS_NAME = 'test.localOrigins';

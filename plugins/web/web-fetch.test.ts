@@ -6,7 +6,8 @@ import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { summarize, SUMMARY_SYSTEM_PROMPT } from '@/core/agent/summarize';
 import { extractPage } from '@/core/extract';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
-import { isLocalNetworkUrl, localNetworkKind, LOCAL_NETWORK_CODE, LocalNetworkError } from '@/plugins/web/local-network';
+import { isLocalNetworkUrl, localNetworkKind, LOCAL_NETWORK_CODE, LocalNetworkError } from '@/core/net/local-network';
+import { webFetchTool } from '@/plugins/web';
 import { testLocalOrigins } from '@/plugins/web/local-allow';
 import { checkFetchUrl, webFetch, type WebFetchDeps, type WebFetchResult } from '@/plugins/web/fetch';
 import { contentText, startModelServer } from '@/tests/model-server/server.mjs';
@@ -221,6 +222,16 @@ describe('web_fetch', () => {
     expect(localNetworkKind('http://169.254.1.1/')).toBe('link-local');
     // The test server is itself on 127.0.0.1: allowed by the allow-list given in deps().
     expect((await run({ url: `${base}/notes.txt` })).content).toContain('Line one');
+  });
+
+  test('the tool fetches a local address the user allowed for this call (through the approval gate), and only that origin', async () => {
+    const service = { fetch: deps({ allowLocal: async () => false }), search: { search: async () => [] }, summarize: async () => '' };
+    const url = `${base}/notes.txt`;
+    const signal = new AbortController().signal;
+    await expect(webFetchTool.execute({ url }, { signal, service })).rejects.toBeInstanceOf(LocalNetworkError);
+    const allowed = await webFetchTool.execute({ url }, { signal, service, approvedUrl: url });
+    expect(allowed.content).toContain('Line one');
+    await expect(webFetchTool.execute({ url }, { signal, service, approvedUrl: 'http://127.0.0.1:9/' })).rejects.toBeInstanceOf(LocalNetworkError);
   });
 
   test('every redirect hop is checked, and at most 10 are followed', async () => {

