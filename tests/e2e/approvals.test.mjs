@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const SECRET = 'ada.lovelace@example.com, card 4111 1111 1111 1111';
 
@@ -72,9 +72,8 @@ for (const browserName of selectedBrowsers()) {
       });
       h = await launch(browserName);
       const options = await configureProvider(h, { baseUrl: model.url });
-      // The "attacker" runs on this machine: web_fetch refuses local addresses unless allowed, so
-      // the test allows its origin (as a user could), leaving the approval gate the only guard.
-      await allowLocalOrigins(options, [attacker.origin]);
+      // The "attacker" runs on this machine (127.0.0.1): web_fetch reaches it only with the user's
+      // yes on the card, which hands that address to the tool (no test allow-list here).
       await options.close();
     });
 
