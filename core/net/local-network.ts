@@ -1,8 +1,8 @@
 /**
  * Addresses on the user's own computer or network: the loopback, private and link-local ranges
  * and single-label names (`http://router/`). A web page can ask the agent to fetch one ("read
- * http://192.168.1.1/admin"), so `web_fetch` refuses them unless the user allowed it (the model
- * provider's own address is always allowed). Checked on the URL the model gave and on every
+ * http://192.168.1.1/admin"), so tools that reach the network refuse them unless the user allowed
+ * it through the approval gate (the model providers' own addresses are always allowed). Checked on the URL the model gave and on every
  * redirect hop.
  *
  * What this cannot see: a public name whose DNS answer is a private address (DNS rebinding). The
@@ -108,9 +108,9 @@ export class LocalNetworkError extends Error {
     readonly hop?: string,
   ) {
     super(
-      `${url} points at ${WHAT[kind]}${hop ? ` (a redirect from ${hop} led there)` : ''}, so web_fetch did not request it: ` +
+      `${url} points at ${WHAT[kind]}${hop ? ` (a redirect from ${hop} led there)` : ''}, so it was not requested: ` +
         'web pages could otherwise use the agent to reach devices and services that only this computer can see. ' +
-        'Only the user can allow such an address; if they want it read, ask them to open it in a tab.',
+        'Only the user can allow such an address (they are asked when a call names it); if they want it read, ask them to open it in a tab.',
     );
   }
 }

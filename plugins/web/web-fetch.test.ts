@@ -214,7 +214,7 @@ describe('web_fetch', () => {
       const error = await webFetch({ url }, new AbortController().signal, deps(counting)).then(() => null, (e: unknown) => e);
       expect(error, url).toBeInstanceOf(LocalNetworkError);
       expect((error as LocalNetworkError).code).toBe(LOCAL_NETWORK_CODE);
-      expect((error as Error).message).toMatch(/so web_fetch did not request it.*Only the user can allow/);
+      expect((error as Error).message).toMatch(/so it was not requested.*Only the user can allow/);
     }
     expect(requested).toBe(0);
     for (const url of ['https://example.com/', 'http://8.8.8.8/', 'http://172.32.0.1/', 'http://[2001:db8::1]/', 'https://sub.example.co.uk/x']) expect(isLocalNetworkUrl(url), url).toBe(false);
