@@ -87,24 +87,36 @@ export async function lastAnswer(sidebar) {
  * plugins/web/local-allow.ts), written from an extension page (web pages cannot reach it).
  */
 export async function allowLocalOrigins(page, origins) {
-  await page.evaluate(async (value) => {
-    const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open('sidequest');
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-      request.onupgradeneeded = () => {
-        request.transaction?.abort();
-        reject(new Error('the extension has not created its database yet'));
-      };
-    });
-    await new Promise((resolve, reject) => {
-      const tx = db.transaction('secrets', 'readwrite');
-      tx.objectStore('secrets').put({ key: 'web.test.localOrigins', value });
-      tx.oncomplete = resolve;
-      tx.onerror = () => reject(tx.error);
-    });
-    db.close();
-  }, JSON.stringify(origins));
+  await putTestSecret(page, 'web.test.localOrigins', JSON.stringify(origins));
+}
+
+/**
+ * Writes a test-only entry in the extension's IndexedDB `secrets` table from an extension page
+ * (web pages and content scripts cannot reach it): the web plugin's local-origin allow-list and
+ * search endpoints are set this way.
+ */
+export async function putTestSecret(page, key, value) {
+  await page.evaluate(
+    async ({ key, value }) => {
+      const db = await new Promise((resolve, reject) => {
+        const request = indexedDB.open('sidequest');
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+        request.onupgradeneeded = () => {
+          request.transaction?.abort();
+          reject(new Error('the extension has not created its database yet'));
+        };
+      });
+      await new Promise((resolve, reject) => {
+        const tx = db.transaction('secrets', 'readwrite');
+        tx.objectStore('secrets').put({ key, value });
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+      });
+      db.close();
+    },
+    { key, value },
+  );
 }
 
 const ENVELOPE = /^<<<UNTRUSTED BEGIN ([0-9a-f]{16}) source="([^"\n]*)"; [^\n]*>>>\n([\s\S]*)\n<<<UNTRUSTED END \1>>>$/;

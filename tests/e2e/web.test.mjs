@@ -10,7 +10,7 @@ import { BING_KEY, GOOGLE_CX, GOOGLE_KEY, startSearchEngines } from '../fixtures
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, configureProvider, putTestSecret, lastAnswer, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>How tide pools survive the winter | Coast Notes</title>
 <meta property="og:title" content="How tide pools survive the winter"></head><body>
@@ -48,26 +48,9 @@ addEventListener('load', () => setTimeout(() => {
 }, 300));
 </script></body></html>`;
 
-/** Points the extension's search engines at the fixture servers (the test-only override, see core/storage/search.ts). */
-async function setSearchEndpoints(page, endpoints) {
-  await page.evaluate(async (value) => {
-    const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open('sidequest');
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-      request.onupgradeneeded = () => {
-        request.transaction?.abort();
-        reject(new Error('the extension has not created its database yet'));
-      };
-    });
-    await new Promise((resolve, reject) => {
-      const tx = db.transaction('secrets', 'readwrite');
-      tx.objectStore('secrets').put({ key: 'web.test.searchEndpoints', value });
-      tx.oncomplete = resolve;
-      tx.onerror = () => reject(tx.error);
-    });
-    db.close();
-  }, JSON.stringify(endpoints));
+/** Points the extension's search engines at the fixture servers (the test-only override, see plugins/web/search/settings.ts). */
+function setSearchEndpoints(page, endpoints) {
+  return putTestSecret(page, 'web.test.searchEndpoints', JSON.stringify(endpoints));
 }
 
 /** The name of the tool the assistant called last, from a model request's messages. */
