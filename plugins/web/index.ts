@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { webRequestRedirects } from './redirects';
 import { summarize } from '@/core/agent/summarize';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
@@ -74,6 +75,7 @@ export const webPlugin = definePlugin<WebService>({
         fetch: {
           fetch: (url, init) => fetch(url, init),
           allowLocal,
+          watchRedirect: webRequestRedirects(),
           htmlToMarkdown: async (html, url) => (await ctx.offscreen(webJobs, 'extractHtml', { html, url })).markdown,
           summarize: async (request) => summarize(await ctx.getModelClient(), request),
         },
