@@ -1,3 +1,4 @@
+import { ConfiguredOrigins } from '@/core/net/configured-origins';
 import { browser } from 'wxt/browser';
 import { AgentRunner } from '@/core/agent/loop';
 import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
@@ -38,6 +39,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const db = openDb();
   const store = new ConversationStore(db);
   const providers = new ProviderService(new ProviderSecrets(db));
+  const configuredOrigins = new ConfiguredOrigins();
+  configuredOrigins.add(() => providers.origins());
   const hub = new EventHub();
   // Plugin on/off switches: in IndexedDB, out of reach of content scripts (version 1 kept them in
   // storage.local under `plugins`; they move on first read).
@@ -59,7 +62,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const stepTimer = bench ? new StepTimer() : undefined;
   const badge = new BadgeCounter();
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
-  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl });
+  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl, configured: (url) => configuredOrigins.has(url) });
   registry.gate = gate;
   const runner = new AgentRunner({
     store,
@@ -117,6 +120,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       storage: pluginStorage(db, plugin.id),
       getModelClient,
       getMaxSteps,
+      configuredOrigins: () => configuredOrigins.all(),
+      addConfiguredOrigins: (source) => configuredOrigins.add(source),
       registry,
       offscreen: runOffscreenJob,
       onStartup: (task) => void startupTasks.push(task),
