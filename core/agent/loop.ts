@@ -431,10 +431,13 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
   if (gate) {
     const refused = registry.refusal(call.name, input, options.allow);
     if (refused) return refused;
+    const spec = registry.describe(call.name)!;
+    // Judged by what this call does (a sandbox script reaches no page), where the tool says.
+    const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
     gated = {
       name: call.name,
       input,
-      spec: registry.describe(call.name)!,
+      spec: annotations === spec.annotations || !annotations ? spec : { ...spec, annotations },
       conversationId,
       toolCallId: call.id,
       tabId: options.toolContext?.tabId,

@@ -175,6 +175,31 @@ export class ToolRegistry {
     return this.tools.get(name)?.spec;
   }
 
+  /**
+   * The annotations one call is judged by: the tool's own, narrowed by its `forCall` for this
+   * input. A `forCall` that throws changes nothing.
+   */
+  async callAnnotations(name: string, input: unknown, tabId?: number): Promise<ToolAnnotations | undefined> {
+    const entry = this.tools.get(name);
+    const base = entry?.spec.annotations;
+    const forCall = base?.forCall;
+    if (!entry || !forCall) return base;
+    try {
+      const narrowed = await forCall(input ?? {}, { tabId, service: entry.service });
+      if (!narrowed) return base;
+      const { readOnly, destructive, openWorld, pages } = narrowed;
+      return {
+        ...base,
+        ...(typeof readOnly === 'boolean' ? { readOnly } : {}),
+        ...(typeof destructive === 'boolean' ? { destructive } : {}),
+        ...(typeof openWorld === 'boolean' ? { openWorld } : {}),
+        ...(typeof pages === 'boolean' ? { pages } : {}),
+      };
+    } catch {
+      return base;
+    }
+  }
+
   /** The tool's activity reducer (see `ToolContext.reportActivity`), if it reports activity. */
   activityReducer(name: string): ToolDefinition['reduceActivity'] {
     return this.tools.get(name)?.tool.reduceActivity;

@@ -53,7 +53,17 @@ export interface ToolAnnotations {
   target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
   claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  /**
+   * What one call does, where it is less than the tool's worst case above (`execute_script` in
+   * the sandbox reaches no page; `opfs_write` of a new file overwrites nothing): the approval
+   * policy judges the call by these. Only for tools whose code we wrote: sources of outside tools
+   * (page tools, MCP servers) put what they are told in `claims`, never here.
+   */
+  forCall?: (input: any, context: { tabId?: number; service: any }) => CallAnnotations | undefined | Promise<CallAnnotations | undefined>;
 }
+
+/** The part of a tool's annotations one call may narrow (see `ToolAnnotations.forCall`). */
+export type CallAnnotations = Partial<Pick<ToolAnnotations, 'readOnly' | 'destructive' | 'openWorld' | 'pages'>>;
 
 /** What a tool call concerns: a tab (by id) or an address. */
 export interface ToolTarget {

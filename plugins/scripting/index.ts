@@ -146,6 +146,8 @@ export const scriptingPlugin = definePlugin<SandboxService>({
         pages: true,
         target: (input: { target?: string; tab_id?: number }, context) =>
           input.target === 'sandbox' ? undefined : { tabId: input.tab_id ?? context.tabId },
+        // In the sandbox, code reaches nothing: no page, network, file or extension API.
+        forCall: (input: { target?: string }) => (input.target === 'sandbox' ? { readOnly: true, destructive: false, openWorld: false, pages: false } : undefined),
       },
       async execute({ code, target, tab_id }, context) {
         if (target === 'sandbox') return toScriptResult(await context.service.run(code), { target });
