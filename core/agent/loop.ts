@@ -1,3 +1,4 @@
+import { offeredTabs } from './offered-tabs';
 import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
 import type { GatedCall, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
@@ -296,7 +297,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     try {
       for await (const event of client.stream({
         prompt: toModelPrompt(system, history),
-        tools: registry.listTools(options.allow),
+        tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
         signal,
         timings,
         beforeSend: pendingWrite,

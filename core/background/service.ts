@@ -64,6 +64,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
   const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl, configured: (url) => configuredOrigins.has(url) });
   registry.gate = gate;
+  registry.userTab = async () => (await userTab())?.id;
   const runner = new AgentRunner({
     store,
     registry,
@@ -166,7 +167,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       source: plugin.source,
       enabled,
       tools: plugin.tools.map((t) => {
-        const { target: _target, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        // Functions stay here: messages carry data only.
+        const { target: _target, forCall: _forCall, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
         return { name: t.name, description: t.description, annotations };
       }),
     }));
