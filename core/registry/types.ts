@@ -54,8 +54,8 @@ export interface ToolAnnotations {
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
   claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
   /**
-   * What one call does, where it is less than the tool's worst case above (`execute_script` in
-   * the sandbox reaches no page; `opfs_write` of a new file overwrites nothing): the approval
+   * What one call does, where it is less than the tool's worst case above (a script run in a
+   * sandbox reaches no page; writing a new file overwrites nothing): the approval
    * policy judges the call by these. Only for tools whose code we wrote: sources of outside tools
    * (page tools, MCP servers) put what they are told in `claims`, never here.
    */
