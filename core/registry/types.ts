@@ -52,7 +52,7 @@ export interface ToolAnnotations {
    */
   target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
-  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; untrustedContentHint?: boolean };
 }
 
 /** What a tool call concerns: a tab (by id) or an address. */

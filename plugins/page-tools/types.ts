@@ -23,6 +23,10 @@ export interface PageToolView {
   description: string;
   title?: string;
   readOnly?: boolean;
+  /** A declarative WebMCP form. */
+  form?: boolean;
+  /** Found in a same-origin child frame: its address. */
+  frame?: string;
 }
 
 export interface PageToolGroupView {
@@ -48,4 +52,6 @@ export interface PageTabView {
   offered: boolean;
   discoveryMs: number;
   updatedAt: number;
+  /** Declarative form tools the agent filled that wait for the user's own submit. */
+  waiting?: Array<{ tool: string }>;
 }
