@@ -678,6 +678,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
         if (done) return;
         done = true;
         removeListener('submit', onSubmit, true);
+        removeListener('pagehide', onPageHide);
         form.removeEventListener('reset', onReset);
         signal.removeEventListener('abort', onAbort);
         formCancels.delete(form);
@@ -688,8 +689,20 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
         }
         resolve(result);
       };
+      let navigatingSaid = false;
+      const sayNavigating = () => {
+        if (navigatingSaid || done) return;
+        navigatingSaid = true;
+        onStatus?.('navigating');
+      };
+      let submitted = false;
+      // The document may go before a task later (Firefox): leaving after a submit is a navigation.
+      const onPageHide = () => {
+        if (submitted) sayNavigating();
+      };
       const onSubmit = (event: Event) => {
         if (event.target !== form || done) return;
+        submitted = true;
         let responded = false;
         defineProperty(event, 'agentInvoked', { value: true, configurable: true, enumerable: true });
         defineProperty(event, 'respondWith', {
@@ -713,7 +726,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
             finish({ ok: true, json: stringify({ submitted: true, note: 'The page took the form without navigating and gave no response.' }) });
           } else {
             // The browser is about to load the form's action: the background reports where it landed.
-            onStatus?.('navigating');
+            sayNavigating();
           }
         });
       };
@@ -721,6 +734,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
       const onAbort = () => finish({ ok: false, error: 'Cancelled: the agent stopped waiting for the form.' });
       formCancels.set(form, (reason) => finish({ ok: false, error: reason }));
       addListener('submit', onSubmit, true);
+      addListener('pagehide', onPageHide);
       form.addEventListener('reset', onReset);
       signal.addEventListener('abort', onAbort, { once: true });
       if (autosubmit) {

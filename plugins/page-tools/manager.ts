@@ -109,6 +109,16 @@ class Session {
     }
   }
 
+  /** Answers the calls whose form navigated: the tab has loaded the page it led to. */
+  resolveNavigating(result: WireCallResult): void {
+    for (const [callId, entry] of [...this.status]) {
+      if (entry.status !== 'navigating') continue;
+      const resolve = this.pending.get(callId);
+      this.pending.delete(callId);
+      resolve?.(result);
+    }
+  }
+
   forget(callId: string): void {
     this.status.delete(callId);
     this.callTools.delete(callId);
@@ -152,6 +162,11 @@ export class PageToolsManager {
     browser.tabs.onUpdated.addListener((tabId, info) => {
       const session = this.sessions.get(tabId);
       if (!session) return;
+      // A form that navigated: the tab has loaded where it led (the old document's port may
+      // linger in the back-forward cache, so this does not wait for its disconnect).
+      if (info.status === 'complete' && [...session.status.values()].some((s) => s.status === 'navigating')) {
+        void this.afterNavigation(tabId).then((result) => session.resolveNavigating(result));
+      }
       if (info.url && originOf(info.url) !== session.origin) {
         this.drop(tabId, 'The tab moved to another site.');
       } else if (info.title && info.title !== session.title) {
