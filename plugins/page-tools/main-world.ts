@@ -495,9 +495,10 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
     } else {
       const context = new win.EventTarget() as EventTarget & Record<string, unknown>;
       let handler: ((event: Event) => unknown) | null = null;
-      context.addEventListener('toolchange', (event) => {
+      // An event handler attribute: its listener takes its place among the others when first set.
+      const handlerListener = (event: Event) => {
         if (typeof handler === 'function') handler.call(context, event);
-      });
+      };
       fireToolChange = () => {
         if (!disposed) context.dispatchEvent(new EventCtor('toolchange'));
       };
@@ -547,7 +548,10 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
       defineProperty(context, 'ontoolchange', {
         get: () => handler,
         set: (fn: unknown) => {
-          handler = typeof fn === 'function' ? (fn as (event: Event) => unknown) : null;
+          const next = typeof fn === 'function' ? (fn as (event: Event) => unknown) : null;
+          if (next && !handler) context.addEventListener('toolchange', handlerListener);
+          if (!next && handler) context.removeEventListener('toolchange', handlerListener);
+          handler = next;
         },
         enumerable: true,
       });
@@ -738,6 +742,11 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
       form.addEventListener('reset', onReset);
       signal.addEventListener('abort', onAbort, { once: true });
       if (autosubmit) {
+        // An invalid form is not submitted at all (the browser shows its messages): say what is wrong.
+        if (!form.noValidate && !form.checkValidity()) {
+          finish({ ok: false, error: `The form was not submitted: ${invalidFields(form)}` });
+          return;
+        }
         try {
           form.requestSubmit();
         } catch (error) {
@@ -1006,6 +1015,20 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
     // A frozen window: frames of this page are not asked.
   }
   return bridge;
+}
+
+/** The fields the browser would refuse, with its own messages. */
+function invalidFields(form: HTMLFormElement): string {
+  const out: string[] = [];
+  for (const element of Array.from(form.elements)) {
+    const control = element as HTMLInputElement;
+    if (typeof control.checkValidity !== 'function' || control.checkValidity()) continue;
+    const name = control.name || control.id || control.tagName.toLowerCase();
+    if (out.some((o) => o.startsWith(`${name}:`))) continue;
+    out.push(`${name}: ${control.validationMessage || 'invalid value'}`);
+    if (out.length >= 10) break;
+  }
+  return out.length ? out.join('; ') : 'the form is not valid.';
 }
 
 /** A URL whose origin is potentially trustworthy (Secure Contexts): https, wss, file, loopback. */
