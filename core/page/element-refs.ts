@@ -38,9 +38,19 @@ export interface ElementRefs {
    * selector is invalid or matches nothing.
    */
   resolve(text: string): Element;
+  /**
+   * The elements a person would point at (links, buttons, fields, headings…) that are shown now,
+   * under the first element `root` matches (the whole document without it), with their references:
+   * at most `max`, in document order.
+   */
+  listElements(root?: string, max?: number): ElementRefView[];
   /** The document's token (tests). */
   readonly token: string;
 }
+
+/** What `listElements` lists. */
+export const POINTABLE =
+  'a[href], button, input:not([type="hidden"]), select, textarea, summary, h1, h2, h3, [role="button"], [role="link"], [role="checkbox"], [role="tab"], [role="menuitem"], [role="switch"], [contenteditable=""], [contenteditable="true"]';
 
 /** Where a window keeps its registry (shared by the extension's page-side scripts of that window). */
 export const ELEMENT_REFS_KEY = Symbol.for('sidequest.element-refs');
@@ -56,7 +66,8 @@ export function elementRefsFor(win: Window & typeof globalThis): ElementRefs {
   if (existing && existing.doc === win.document && typeof existing.resolve === 'function') return existing;
   const refs = createElementRefs(win);
   try {
-    Object.defineProperty(win, ELEMENT_REFS_KEY, { value: refs, configurable: true, enumerable: false, writable: false });
+    // Not configurable: a page script cannot swap it for its own once the extension made it.
+    Object.defineProperty(win, ELEMENT_REFS_KEY, { value: refs, configurable: false, enumerable: false, writable: false });
   } catch {
     // A page that froze the window: the registry still works for this script.
   }
@@ -117,12 +128,30 @@ export function createElementRefs(win: Window & typeof globalThis): ElementRefs 
     return view;
   }
 
+  function listElements(root?: string, max = 200): ElementRefView[] {
+    let scope: ParentNode = doc;
+    if (root) {
+      const found = doc.querySelector(root);
+      if (!found) return [];
+      scope = found;
+    }
+    const out: ElementRefView[] = [];
+    for (const element of Array.from(scope.querySelectorAll(POINTABLE))) {
+      if (out.length >= max) break;
+      // Shown now: laid out and not hidden (a person could point at it).
+      if (element.getClientRects().length === 0) continue;
+      out.push(describe(element));
+    }
+    return out;
+  }
+
   return {
     doc,
     token,
     refOf,
     describe,
     resolve,
+    listElements,
     looksLikeRef: (text) => REF.test(String(text).trim()),
   };
 }

@@ -142,6 +142,13 @@ function script(req) {
       () => callTool('widgets_remove', { target: toolJson(results[0]).items[0].ref }),
       () => callTool('widgets_inspect', { target: toolJson(results[0]).items[0].ref }),
     ],
+    'read the page and point': [
+      () => ({ toolCalls: [{ name: 'get_tab_content', arguments: { tab_id: Number(/^page(\d+)_/.exec(find(req, 'widgets_inspect'))[1]), element_refs: true } }] }),
+      () => {
+        const elements = JSON.parse(unwrapUntrusted(JSON.parse(contentText(results[0])).elements).content);
+        return callTool('widgets_inspect', { target: elements.find((e) => e.id === 'buy').ref });
+      },
+    ],
     'inspect a forged ref': [() => callTool('widgets_inspect', { target: '@zzzzzz.1' })],
     'react fiber': [() => callTool('react_inspect', {})],
     'read my notes': [() => callTool('read_notes', {})],
@@ -260,6 +267,20 @@ for (const browserName of selectedBrowsers()) {
       assert.match(contentText(results[2]), /is stale: that element was removed from the page/);
       const forged = await ask('Please inspect a forged ref');
       assert.match(contentText(forged.results[0]), /belongs to another page \(or an earlier load of this one\)/);
+    });
+
+    test('get_tab_content marks elements with the same references on request; a page tool accepts them', async () => {
+      const before = await ask('Please inspect the buy button');
+      const buyRef = toolJson(before.results[0]).buy.ref;
+      const { results } = await ask('Please read the page and point at the buy button');
+      const reading = JSON.parse(contentText(results[0]));
+      // The Markdown has the text (a button is no text); the list has what can be pointed at.
+      assert.match(unwrapUntrusted(reading.content).content, /Milk/);
+      const elements = JSON.parse(unwrapUntrusted(reading.elements).content);
+      const buy = elements.find((e) => e.id === 'buy');
+      assert.deepEqual(buy, { ref: buyRef, tag: 'button', id: 'buy', text: 'Buy now', selector: '#buy' });
+      assert.ok(elements.some((e) => e.tag === 'h1' && e.text === 'Widgets app'));
+      assert.deepEqual(toolJson(results[1]), { tag: 'BUTTON', id: 'buy', text: 'Buy now', isElement: true });
     });
 
     test('an {error} result is a failure; untrustedContentHint is marked; annotations are claims', async () => {
