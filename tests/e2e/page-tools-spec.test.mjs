@@ -313,6 +313,19 @@ for (const browserName of selectedBrowsers()) {
       for (const e of ['input:name', 'change:name', 'input:guests', 'change:guests', 'change:time', 'change:terrace']) assert.ok(page.events.includes(e), `${e} fired`);
     });
 
+    test('declarative WebMCP: a form waiting for the user is highlighted, the sidebar says so, and Stop cancels', async () => {
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Please send a message to Bob, then stop');
+      await sidebar.waitForText('Check it there and submit it yourself; Stop cancels.', { within: '.page-tools', timeout: 30_000 });
+      await app.waitFor(() => document.getElementById('msg').hasAttribute('data-tool-form-active'));
+      await sidebar.click('button', 'Stop');
+      await waitForIdle(sidebar, 30_000);
+      await app.waitFor(() => !document.getElementById('msg').hasAttribute('data-tool-form-active'));
+      assert.equal(await app.evaluate(() => document.getElementById('msg').style.outline), '');
+      await sidebar.waitFor(() => !document.querySelector('.page-tools .waiting'), undefined, { timeout: 10_000 });
+      assert.equal(await app.evaluate(() => location.pathname), '/form.html', 'nothing was submitted');
+    });
+
     test('declarative WebMCP: without toolautosubmit the user submits; a form that navigates returns the new page\'s address and title', async () => {
       const { results } = await ask('Please send a message to Bob', {
         whileRunning: async () => {
