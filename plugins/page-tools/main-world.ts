@@ -802,23 +802,25 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
   async function discoverFrames(problems: string[]): Promise<WireGroup[]> {
     const groups: WireGroup[] = [];
     for (const child of sameOriginChildren()) {
-      const bridge = (child as unknown as Record<symbol, MainWorldBridge>)[BRIDGE_KEY]!;
-      let list: WireToolList;
+      // What sits under the key is the frame's (same-origin) business: a page could plant its own
+      // object in a frame without our script (about:blank). It gets a time limit and a shape check,
+      // and what it lists is cleaned like any list, in the relay and the background.
       try {
-        list = await bridge.discover('parent frame asked');
+        const bridge = (child as unknown as Record<symbol, MainWorldBridge>)[BRIDGE_KEY]!;
+        const list = await PromiseCtor.race([
+          PromiseCtor.resolve(bridge.discover('parent frame asked')),
+          new PromiseCtor<null>((resolve) => setTimer(() => resolve(null), LIMITS.promiseWaitMs + 500)),
+        ]);
+        if (!list || !isArray(list.groups)) continue;
+        const id = frameIdOf(child);
+        const href = String(child.location.href);
+        if (isArray(list.problems)) for (const p of list.problems.slice(0, 5)) problems.push(`In a frame (${clip(href, 100)}): ${String(p)}`);
+        for (const g of list.groups) {
+          if (!isObject(g) || !isArray(g.tools)) continue;
+          groups.push({ ...g, frame: typeof g.frame === 'string' ? g.frame : href, tools: g.tools.map((t) => ({ ...t, key: `${id}|${String(t?.key)}` })) });
+        }
       } catch {
-        continue;
-      }
-      const id = frameIdOf(child);
-      let href = '';
-      try {
-        href = child.location.href;
-      } catch {
-        continue;
-      }
-      for (const p of list.problems.slice(0, 5)) problems.push(`In a frame (${clip(href, 100)}): ${p}`);
-      for (const g of list.groups) {
-        groups.push({ ...g, frame: g.frame ?? href, tools: g.tools.map((t) => ({ ...t, key: `${id}|${t.key}` })) });
+        // A frame that went away or answered nonsense: its tools are left out.
       }
     }
     return groups;
