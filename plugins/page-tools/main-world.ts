@@ -579,6 +579,8 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
           webmcpTools.clear();
           announceChange();
         },
+        /** Some pages read their tools back from here too. */
+        getTools: () => PromiseCtor.resolve(toolListForPage()),
       };
       defineProperty(nav, 'modelContext', { value: legacy, configurable: true, enumerable: false, writable: false });
     }
