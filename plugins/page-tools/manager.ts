@@ -223,6 +223,7 @@ export class PageToolsManager {
         name: g.name,
         description: g.description,
         source: g.source,
+        ...(g.frame ? { frame: g.frame } : {}),
         tools: g.tools.map((t) => ({
           name: t.name,
           modelName: byKey.get(t.key) ?? '',

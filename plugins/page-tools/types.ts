@@ -33,6 +33,8 @@ export interface PageToolGroupView {
   name: string;
   description: string;
   source: PageToolSource;
+  /** Found in a same-origin child frame: its address. */
+  frame?: string;
   tools: PageToolView[];
 }
 

@@ -350,6 +350,12 @@ for (const browserName of selectedBrowsers()) {
       const offered = requests[0].tools.find((t) => /_child_echo$/.test(t.function.name));
       assert.match(offered.function.description, new RegExp(`in a frame at ${site.url('/child.html').replace(/[.?]/g, '\\$&')}`));
       const echoed = toolJson(results[0]);
+      // The sidebar's list says where the tool lives.
+      await sidebar.evaluate(() => {
+        const toggle = document.querySelector('.page-tools .toggle');
+        if (toggle?.getAttribute('aria-expanded') !== 'true') toggle?.click();
+      });
+      await sidebar.waitForText(`In a frame: ${site.url('/child.html')}`, { within: '.page-tools' });
       assert.equal(echoed.echo, 'hello');
       assert.equal(echoed.frame, '/child.html');
       assert.equal(echoed.element.id, 'child-text');
