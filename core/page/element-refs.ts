@@ -188,7 +188,17 @@ export function labelOf(element: Element): string {
     const text = squash(part);
     if (text) return clip(text, 80);
   }
-  return clip(squash(element.textContent), 80);
+  return clip(squash(leadingText(element, 200)), 80);
+}
+
+/** The first `max` characters of an element's text, without reading all of a large subtree. */
+function leadingText(element: Element, max: number): string {
+  const doc = element.ownerDocument;
+  if (!doc?.createTreeWalker) return (element.textContent ?? '').slice(0, max);
+  const walker = doc.createTreeWalker(element, 4 /* NodeFilter.SHOW_TEXT */);
+  let text = '';
+  for (let node = walker.nextNode(); node && text.length < max; node = walker.nextNode()) text += `${node.nodeValue ?? ''} `;
+  return text;
 }
 
 function cssEscape(text: string): string {

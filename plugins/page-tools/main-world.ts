@@ -1083,7 +1083,13 @@ function patchHistory(win: Window, onChange: () => void): () => void {
 export function serializeResult(value: unknown, stringify: (v: unknown) => string | undefined = JSON.stringify, refs?: ElementRefs): WireCallResult {
   let json: string;
   try {
-    const safe = toJsonSafe(value, refs ? { element: (element) => refs.describe(element) } : {});
+    // One description per element per result, however often it appears in it.
+    const seen = new Map<Element, unknown>();
+    const element = (el: Element) => {
+      if (!seen.has(el)) seen.set(el, refs!.describe(el));
+      return seen.get(el);
+    };
+    const safe = toJsonSafe(value, refs ? { element } : {});
     json = safe === undefined ? '' : (stringify(safe) ?? '');
   } catch (error) {
     return { ok: false, error: `The tool's result could not be turned into JSON: ${errorText(error)}` };
