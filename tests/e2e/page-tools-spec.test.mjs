@@ -303,7 +303,10 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(book.schema.properties.terrace.type, 'boolean');
       assert.equal(book.schema.properties.name.minLength, 2);
 
+      const approvedBefore = sidebar.approved;
       const { requests, results } = await ask('Please book a table for four');
+      // Filling and submitting the user's form is an acting page-tool call: the approval card asked.
+      assert.ok(sidebar.approved > approvedBefore, 'the approval gate asked before the form was filled');
       const offered = requests[0].tools.find((t) => /_book_table$/.test(t.function.name));
       assert.match(offered.function.description, /A form of the page: the call fills it in and submits it/);
       const answer = toolJson(results[0]);
