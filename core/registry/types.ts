@@ -52,7 +52,7 @@ export interface ToolAnnotations {
    */
   target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
-  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; untrustedContentHint?: boolean };
   /**
    * What one call does, where it is less than the tool's worst case above (a script run in a
    * sandbox reaches no page; writing a new file overwrites nothing): the approval
