@@ -75,10 +75,21 @@ export async function waitForIdle(sidebar, timeout = 20_000) {
   await sidebar.find('button', 'Send', { timeout });
 }
 
-/** The visible text of the last assistant answer's Markdown. */
+/**
+ * The visible text of the last assistant answer's Markdown, once it holds still: the Markdown view
+ * paints at most once per animation frame, so the Send button can be back a frame before the
+ * answer's last words are on screen.
+ */
 export async function lastAnswer(sidebar) {
-  const answers = await sidebar.texts('article.assistant .markdown');
-  return answers.at(-1) ?? '';
+  const read = async () => (await sidebar.texts('article.assistant .markdown')).at(-1) ?? '';
+  let text = await read();
+  for (const until = Date.now() + 5000; Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const again = await read();
+    if (again === text) break;
+    text = again;
+  }
+  return text;
 }
 
 /**
