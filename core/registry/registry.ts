@@ -148,6 +148,8 @@ export class ToolRegistry {
   }
 
   isEnabled(pluginId: string): boolean {
+    const parent = this.plugins.get(pluginId)?.parentId;
+    if (parent && parent !== pluginId && !this.isEnabled(parent)) return false;
     const explicit = this.enabled[pluginId];
     if (explicit !== undefined) return explicit;
     return this.plugins.get(pluginId)?.enabledByDefault ?? true;

@@ -1,0 +1,221 @@
+// A real MCP server for tests, written with the official TypeScript SDK: Streamable HTTP at
+// `/mcp` (stateful sessions, so `notifications/tools/list_changed` reaches the client), or only the
+// older HTTP+SSE transport (`GET /sse` + `POST /messages`) with `{ legacy: true }`. Listens on
+// 127.0.0.1, port 0 unless told.
+//
+// Tools:
+// - `get_weather {city}` → text;
+// - `get_forecast {city, days}` → structured content (with an output schema) and its JSON as text;
+// - `fail_always {}` → an error result (`isError: true`);
+// - `slow_count {seconds}` → waits, then answers (cancellation, the server stopped mid-call);
+// - `unlock_secret {}` → adds the tool `read_secret` and sends `tools/list_changed`;
+// - `read_secret` (after unlock) → text.
+// With `{ token }` every request needs `Authorization: Bearer <token>` (401 otherwise).
+
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+
+/**
+ * @param {{ port?: number, legacy?: boolean, token?: string, name?: string }} [options]
+ */
+export async function startMcpServer(options = {}) {
+  const state = { unlocked: false, calls: [], cancelled: [] };
+  /** Every live McpServer (one per session), to tell each about a changed list. */
+  const servers = new Set();
+  const sockets = new Set();
+
+  function makeServer() {
+    const server = new McpServer({ name: options.name ?? 'test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    server.registerTool(
+      'get_weather',
+      {
+        description: 'The weather in a city now.',
+        inputSchema: { city: z.string().describe('The city') },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      async ({ city }) => {
+        state.calls.push({ tool: 'get_weather', city });
+        return { content: [{ type: 'text', text: `Weather in ${city}: 21 °C, light breeze from the north-west.` }] };
+      },
+    );
+    server.registerTool(
+      'get_forecast',
+      {
+        description: 'A forecast of several days, as data.',
+        inputSchema: { city: z.string(), days: z.number().int().min(1).max(7) },
+        outputSchema: { city: z.string(), days: z.array(z.object({ day: z.number(), high: z.number(), sky: z.string() })) },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ city, days }) => {
+        state.calls.push({ tool: 'get_forecast', city, days });
+        const structured = { city, days: Array.from({ length: days }, (_, i) => ({ day: i + 1, high: 18 + i, sky: i % 2 ? 'cloudy' : 'sunny' })) };
+        return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      },
+    );
+    server.registerTool(
+      'fail_always',
+      { description: 'Always fails.', inputSchema: {}, annotations: { destructiveHint: false } },
+      async () => {
+        state.calls.push({ tool: 'fail_always' });
+        return { isError: true, content: [{ type: 'text', text: 'Inventory backend unreachable (code 503)' }] };
+      },
+    );
+    server.registerTool(
+      'slow_count',
+      { description: 'Counts slowly, one second per step.', inputSchema: { seconds: z.number().int().min(1).max(120) } },
+      async ({ seconds }, extra) => {
+        state.calls.push({ tool: 'slow_count', seconds });
+        for (let i = 0; i < seconds; i++) {
+          if (extra.signal.aborted) {
+            state.cancelled.push('slow_count');
+            throw new Error('cancelled');
+          }
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+        if (extra.signal.aborted) state.cancelled.push('slow_count');
+        return { content: [{ type: 'text', text: `Counted to ${seconds}.` }] };
+      },
+    );
+    server.registerTool(
+      'unlock_secret',
+      { description: 'Adds the read_secret tool to this server.', inputSchema: {} },
+      async () => {
+        state.calls.push({ tool: 'unlock_secret' });
+        if (!state.unlocked) {
+          state.unlocked = true;
+          for (const s of servers) addSecretTool(s);
+        }
+        return { content: [{ type: 'text', text: 'Unlocked: read_secret is now available.' }] };
+      },
+    );
+    if (state.unlocked) addSecretTool(server);
+    servers.add(server);
+    return server;
+  }
+
+  function addSecretTool(server) {
+    // registerTool sends tools/list_changed itself once the server is connected.
+    server.registerTool('read_secret', { description: 'Reads the secret.', inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
+      state.calls.push({ tool: 'read_secret' });
+      return { content: [{ type: 'text', text: 'The secret word is TANGERINE-42.' }] };
+    });
+  }
+
+  const transports = new Map();
+
+  const readBody = (req) =>
+    new Promise((resolve, reject) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          resolve(text ? JSON.parse(text) : undefined);
+        } catch (error) {
+          reject(error);
+        }
+      });
+      req.on('error', reject);
+    });
+
+  const httpServer = http.createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'invalid_token', error_description: 'The bearer token is missing or wrong.' }));
+        return;
+      }
+      if (options.legacy) {
+        if (req.method === 'GET' && url.pathname === '/sse') {
+          const transport = new SSEServerTransport('/messages', res);
+          transports.set(transport.sessionId, transport);
+          const server = makeServer();
+          res.on('close', () => {
+            transports.delete(transport.sessionId);
+            servers.delete(server);
+          });
+          await server.connect(transport);
+          return;
+        }
+        if (req.method === 'POST' && url.pathname === '/messages') {
+          const transport = transports.get(url.searchParams.get('sessionId'));
+          if (!transport) {
+            res.writeHead(404).end('No such session');
+            return;
+          }
+          await transport.handlePostMessage(req, res, await readBody(req));
+          return;
+        }
+        res.writeHead(404).end('Not found');
+        return;
+      }
+      if (url.pathname !== '/mcp') {
+        res.writeHead(404).end('Not found');
+        return;
+      }
+      const sessionId = req.headers['mcp-session-id'];
+      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+      if (!transport) {
+        if (req.method !== 'POST' || !isInitializeRequest(body)) {
+          res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: sessionId ? 'Session not found' : 'No session' }, id: null }));
+          return;
+        }
+        const server = makeServer();
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => transports.set(id, transport),
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) transports.delete(transport.sessionId);
+          servers.delete(server);
+        };
+        await server.connect(transport);
+      }
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String(error?.message ?? error));
+    }
+  });
+  httpServer.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise((resolve) => httpServer.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = httpServer.address();
+  const origin = `http://127.0.0.1:${port}`;
+  let closed = false;
+  return {
+    port,
+    origin,
+    /** The address a client is given: `/mcp`, or `/sse` for the legacy server. */
+    url: `${origin}${options.legacy ? '/sse' : '/mcp'}`,
+    state,
+    /** Stops at once: open streams and sockets are cut (a server that goes away). */
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
+
+// `node tests/mcp-server/server.mjs [--legacy] [--token T] [port]` runs one by hand.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const legacy = args.includes('--legacy');
+  const tokenAt = args.indexOf('--token');
+  const token = tokenAt >= 0 ? args[tokenAt + 1] : undefined;
+  const port = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--token') ?? 0);
+  const server = await startMcpServer({ legacy, token, port });
+  console.log(`MCP test server at ${server.url}`);
+}
