@@ -121,6 +121,18 @@ export class McpConnection {
     void this.close();
   }
 
+  /** Whether the server still answers (a ping); a connection found gone fails everything at once. */
+  async check(): Promise<boolean> {
+    if (!this.alive) return false;
+    try {
+      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'a liveness check');
+      return true;
+    } catch (error) {
+      this.lose(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
+  }
+
   get alive(): boolean {
     return !this.closed && !this.lostError;
   }

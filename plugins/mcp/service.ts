@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { oneLine } from '@/core/registry/untrusted';
@@ -316,6 +316,8 @@ export class McpService {
     } catch (error) {
       if (signal.aborted) throw error;
       const message = (error as Error).message ?? String(error);
+      // A JSON-RPC error is the server's answer; anything else (a network error) may mean it is gone.
+      if (!(error instanceof McpError)) await connection.check();
       if (!connection.alive) {
         throw new Error(`The MCP server "${label}" (${entry.config.url}) went away while running "${toolName}": ${oneLine(message, 200)}. The call did not finish; tell the user the server is not reachable.`);
       }
