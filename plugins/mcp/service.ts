@@ -60,7 +60,16 @@ export class McpService {
   private readonly entries = new Map<string, Entry>();
   private saving: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: McpServiceOptions) {}
+  private switches = '';
+  private readonly unwatch: () => void;
+
+  constructor(private readonly options: McpServiceOptions) {
+    // A switch changed elsewhere (this plugin's own in Settings → Plugins): the list shows it.
+    this.unwatch = options.registry.onChange(() => {
+      const now = [...this.entries.values()].map((e) => (this.enabled(e) ? '1' : '0')).join('');
+      if (now !== this.switches) this.changed();
+    });
+  }
 
   /** Reads the configured servers and offers their last known tools (no connection yet). */
   async start(): Promise<void> {
@@ -168,6 +177,7 @@ export class McpService {
 
   /** Closes every connection (the plugin is disposed). */
   async dispose(): Promise<void> {
+    this.unwatch();
     for (const entry of this.entries.values()) {
       entry.disposePlugin?.();
       await entry.connection?.close();
@@ -345,6 +355,7 @@ export class McpService {
   }
 
   private changed(): void {
+    this.switches = [...this.entries.values()].map((e) => (this.enabled(e) ? '1' : '0')).join('');
     this.options.onChange?.();
   }
 }
