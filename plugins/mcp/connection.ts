@@ -1,8 +1,10 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
+import type { McpOAuthProvider } from './oauth';
 import type { McpCallResult } from './results';
 
 /** Which of the two HTTP transports a server answered on. */
@@ -25,6 +27,13 @@ export interface ConnectOptions {
   onLost(error: Error): void;
   /** Tests hand their own fetch. */
   fetch?: typeof fetch;
+  /**
+   * OAuth for a server configured without credentials: the SDK discovers, registers, refreshes;
+   * `signIn` (only when the user is at the settings page) opens the authorization URL in the
+   * browser and resolves with the URL it was sent back to. Without `signIn`, a server that needs
+   * the user to sign in fails with a message saying so.
+   */
+  oauth?: { provider: McpOAuthProvider; signIn?: (authorizationUrl: URL) => Promise<string> };
 }
 
 /** An error worded for the user and the model, with the HTTP status when there was one. */
@@ -69,24 +78,47 @@ export class McpConnection {
     // No cookies: the server gets the credentials the user configured, never the browser's session.
     const fetchNoCookies: typeof fetch = (input, init) => doFetch(input, { ...init, credentials: 'omit' });
     const requestInit: RequestInit = { headers: options.headers };
+    const authProvider = options.oauth?.provider;
     let first: unknown;
+    let signedIn = false;
     for (const kind of ['streamable-http', 'sse'] as const) {
-      const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-      const transport =
-        kind === 'streamable-http'
-          ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies })
-          : new SSEClientTransport(url, { requestInit, fetch: fetchNoCookies });
-      const connection = new McpConnection(client, kind, options);
-      try {
-        await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'connecting');
-        connection.listen();
-        return connection;
-      } catch (error) {
-        await client.close().catch(() => undefined);
-        const status = statusOf(error);
-        // Refused credentials are the answer: the other transport would be refused the same way.
-        if (status === 401 || status === 403) throw worded(error, options.url);
-        first ??= error;
+      for (;;) {
+        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+        const transport =
+          kind === 'streamable-http'
+            ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider })
+            : new SSEClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider });
+        const connection = new McpConnection(client, kind, options);
+        try {
+          await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'connecting');
+          connection.listen();
+          return connection;
+        } catch (error) {
+          await client.close().catch(() => undefined);
+          const authorizationUrl = authProvider?.takeAuthorizationUrl();
+          if (error instanceof UnauthorizedError && authProvider && authorizationUrl) {
+            // The server wants the user to sign in (OAuth 2.1 with PKCE), once per attempt.
+            if (!options.oauth?.signIn || signedIn) {
+              throw new McpConnectError(`The server at ${options.url} needs you to sign in: open Settings → Agent → MCP servers and press Sign in.`, 401);
+            }
+            signedIn = true;
+            const code = authProvider.codeFrom(await options.oauth.signIn(authorizationUrl));
+            await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
+            continue;
+          }
+          if (authProvider?.attempted) {
+            // It answered 401 and its OAuth could not be used (no metadata, no registration…).
+            throw new McpConnectError(
+              `The server at ${options.url} requires credentials (HTTP 401) and Sidequest could not sign in with OAuth (${oneLineOf(error)}). Add a bearer token or headers for it.`,
+              401,
+            );
+          }
+          const status = statusOf(error);
+          // Refused credentials are the answer: the other transport would be refused the same way.
+          if (status === 401 || status === 403) throw worded(error, options.url);
+          first ??= error;
+          break;
+        }
       }
     }
     throw worded(first, options.url);
@@ -176,6 +208,10 @@ export class McpConnection {
       if (waiter) this.lostWaiters.delete(waiter);
     });
   }
+}
+
+function oneLineOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200);
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -1,8 +1,27 @@
+import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import { definePlugin } from '@/core/plugin';
 import './protocol';
+import type { OAuthState } from './oauth';
 import { McpService } from './service';
 import type { McpServerConfig } from './types';
+
+/**
+ * OAuth sign-in through the browser (both have `identity.launchWebAuthFlow`, with the `identity`
+ * permission): the authorization server sends the browser back to the extension's redirect URL.
+ */
+function browserOAuth(): { redirectUrl: string; signIn(url: URL): Promise<string> } | undefined {
+  const identity = (browser as { identity?: typeof browser.identity }).identity;
+  if (!identity?.launchWebAuthFlow || !identity.getRedirectURL) return undefined;
+  return {
+    redirectUrl: identity.getRedirectURL(),
+    async signIn(url) {
+      const back = await identity.launchWebAuthFlow({ url: url.href, interactive: true });
+      if (!back) throw new Error('The sign-in window was closed before it finished.');
+      return back;
+    },
+  };
+}
 
 const annotationsSchema = z
   .object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean(), idempotentHint: z.boolean(), title: z.string() })
@@ -41,6 +60,7 @@ export const mcpPlugin = definePlugin<McpService>({
   setup(ctx) {
     const servers = ctx.storage.item('servers', { fallback: [] as McpServerConfig[], schema: serversSchema });
     const secret = (id: string) => ctx.storage.secret(`server.${id}`);
+    const oauthSecret = (id: string) => ctx.storage.secret(`server.${id}.oauth`);
     const service: McpService = new McpService({
       registry: ctx.registry,
       parentId: ctx.pluginId,
@@ -57,7 +77,19 @@ export const mcpPlugin = definePlugin<McpService>({
           }
         },
         setCredentials: (id, headers) => secret(id).setValue(headers && Object.keys(headers).length ? JSON.stringify(headers) : undefined),
+        oauth: (id) => ({
+          async load() {
+            const raw = await oauthSecret(id).getValue();
+            try {
+              return raw ? (JSON.parse(raw) as OAuthState) : undefined;
+            } catch {
+              return undefined;
+            }
+          },
+          save: (state) => oauthSecret(id).setValue(state ? JSON.stringify(state) : undefined),
+        }),
       },
+      oauth: browserOAuth(),
       onChange: () => ctx.broadcast({ type: 'mcp-servers', servers: service.views() }),
     });
     ctx.onStartup(() => service.start());

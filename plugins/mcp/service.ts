@@ -3,6 +3,7 @@ import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { oneLine } from '@/core/registry/untrusted';
 import { McpConnection, worded, type McpTransportKind } from './connection';
+import { McpOAuthProvider, type OAuthStore } from './oauth';
 import { mcpToolDescription, nameTools, serverSlug } from './naming';
 import { mapCallResult } from './results';
 import { mcpInputSchema } from './schema';
@@ -15,6 +16,8 @@ export interface McpStores {
   /** A server's headers (its bearer token among them): a secret, like an API key. */
   getCredentials(id: string): Promise<Record<string, string> | undefined>;
   setCredentials(id: string, headers: Record<string, string> | undefined): Promise<void>;
+  /** A server's OAuth client registration and tokens: a secret too. */
+  oauth?(id: string): OAuthStore;
 }
 
 export interface McpServiceOptions {
@@ -25,6 +28,12 @@ export interface McpServiceOptions {
   /** What `views()` returns may have changed. */
   onChange?(): void;
   fetch?: typeof fetch;
+  /**
+   * OAuth for servers added without credentials: where the authorization server sends the browser
+   * back (`identity.getRedirectURL()`), and how the user signs in (`identity.launchWebAuthFlow`).
+   * Without them, such a server's 401 is only reported.
+   */
+  oauth?: { redirectUrl: string; signIn(authorizationUrl: URL): Promise<string> };
 }
 
 /** A user-facing error of the settings form. */
@@ -39,6 +48,9 @@ interface Entry {
   transport?: McpTransportKind;
   connectedAt?: number;
   hasCredentials: boolean;
+  /** Whether an OAuth sign-in gave tokens. */
+  signedIn?: boolean;
+  needsSignIn?: boolean;
   connection?: McpConnection;
   connecting?: Promise<McpConnection>;
   /** The server's tool name → the model's name. */
@@ -104,6 +116,8 @@ export class McpService {
         })),
         ...(entry.lastError ? { lastError: entry.lastError } : {}),
         hasCredentials: entry.hasCredentials,
+        ...(entry.signedIn ? { signedIn: true } : {}),
+        ...(entry.needsSignIn ? { needsSignIn: true } : {}),
         ...(entry.connectedAt ? { connectedAt: entry.connectedAt } : {}),
       }));
   }
@@ -135,7 +149,7 @@ export class McpService {
     this.entries.set(config.id, entry);
     await this.persist();
     this.changed();
-    await this.connect(entry).catch(() => undefined);
+    await this.connect(entry, true).catch(() => undefined);
     return this.views();
   }
 
@@ -147,6 +161,7 @@ export class McpService {
     await entry.connection?.close();
     entry.connection = undefined;
     await this.options.stores.setCredentials(id, undefined);
+    await this.options.stores.oauth?.(id).save(undefined);
     await this.persist();
     this.changed();
     return this.views();
@@ -158,7 +173,7 @@ export class McpService {
     const old = entry.connection;
     entry.connection = undefined;
     await old?.close();
-    await this.connect(entry).catch(() => undefined);
+    await this.connect(entry, true).catch(() => undefined);
     return this.views();
   }
 
@@ -187,19 +202,24 @@ export class McpService {
 
   // ——— Connections ———
 
-  private connect(entry: Entry): Promise<McpConnection> {
+  /** `interactive`: the user is at the settings page, so an OAuth sign-in may open. */
+  private connect(entry: Entry, interactive = false): Promise<McpConnection> {
     if (entry.connection?.alive) return Promise.resolve(entry.connection);
     if (entry.connecting) return entry.connecting;
     entry.status = 'connecting';
     this.changed();
     const attempt = (async () => {
       const headers = (await this.options.stores.getCredentials(entry.config.id)) ?? {};
+      // OAuth only for a server the user gave no credentials: theirs are the answer otherwise.
+      const oauthStore = this.options.stores.oauth?.(entry.config.id);
+      const provider = this.options.oauth && oauthStore && !Object.keys(headers).length ? new McpOAuthProvider(oauthStore, this.options.oauth.redirectUrl) : undefined;
       let connection: McpConnection | undefined;
       try {
         connection = await McpConnection.open({
           url: entry.config.url,
           headers,
           fetch: this.options.fetch,
+          ...(provider ? { oauth: { provider, ...(interactive ? { signIn: (url: URL) => this.options.oauth!.signIn(url) } : {}) } } : {}),
           onToolsChanged: () => {
             if (entry.connection === connection && connection) void this.refreshTools(entry, connection);
           },
@@ -218,6 +238,8 @@ export class McpService {
         }
         entry.connection = connection;
         entry.transport = connection.transport;
+        entry.signedIn = provider ? await provider.signedIn() : undefined;
+        entry.needsSignIn = undefined;
         entry.status = 'connected';
         entry.connectedAt = Date.now();
         entry.lastError = undefined;
@@ -226,6 +248,7 @@ export class McpService {
       } catch (error) {
         await connection?.close();
         const failure = worded(error, entry.config.url);
+        entry.needsSignIn = Boolean(provider && /needs you to sign in/.test(failure.message));
         entry.status = 'error';
         entry.lastError = failure.message;
         this.changed();

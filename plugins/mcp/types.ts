@@ -37,6 +37,10 @@ export interface McpServerView {
   tools: Array<{ name: string; serverName: string; description: string; readOnlyHint?: boolean }>;
   lastError?: string;
   hasCredentials: boolean;
+  /** Signed in with OAuth (tokens kept). */
+  signedIn?: boolean;
+  /** The server wants an OAuth sign-in: Reconnect signs in. */
+  needsSignIn?: boolean;
   connectedAt?: number;
 }
 

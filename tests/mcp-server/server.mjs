@@ -11,8 +11,12 @@
 // - `unlock_secret {}` → adds the tool `read_secret` and sends `tools/list_changed`;
 // - `read_secret` (after unlock) → text.
 // With `{ token }` every request needs `Authorization: Bearer <token>` (401 otherwise).
+// With `{ oauth: true }` the server is also its own OAuth 2.1 authorization server: protected
+// resource and authorization server metadata, dynamic client registration, `/authorize` (approves
+// at once: 302 back to the redirect URI with a code), `/token` (PKCE S256 checked; refresh tokens);
+// access tokens last `tokenTtlSeconds` (default 3600).
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -21,10 +25,10 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 /**
- * @param {{ port?: number, legacy?: boolean, token?: string, name?: string }} [options]
+ * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number }} [options]
  */
 export async function startMcpServer(options = {}) {
-  const state = { unlocked: false, calls: [], cancelled: [] };
+  const state = { unlocked: false, calls: [], cancelled: [], oauth: { clients: new Map(), codes: new Map(), tokens: new Map(), refreshes: new Map(), issued: 0, refreshed: 0 } };
   /** Every live McpServer (one per session), to tell each about a changed list. */
   const servers = new Set();
   const sockets = new Set();
@@ -107,6 +111,7 @@ export async function startMcpServer(options = {}) {
   }
 
   const transports = new Map();
+  let origin = '';
 
   const readBody = (req) =>
     new Promise((resolve, reject) => {
@@ -123,9 +128,106 @@ export async function startMcpServer(options = {}) {
       req.on('error', reject);
     });
 
+  const json = (res, status, body, headers = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+    res.end(JSON.stringify(body));
+  };
+  const readForm = (req) =>
+    new Promise((resolve) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    });
+  const b64url = (buf) => buf.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+  /** The OAuth endpoints; true when the request was one of them. */
+  async function handleOAuth(req, res, url) {
+    const oauth = state.oauth;
+    if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
+      json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [origin], bearer_methods_supported: ['header'] });
+      return true;
+    }
+    if (url.pathname === '/.well-known/oauth-authorization-server' || url.pathname === '/.well-known/openid-configuration') {
+      json(res, 200, {
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `${origin}/token`,
+        registration_endpoint: `${origin}/register`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+      });
+      return true;
+    }
+    if (url.pathname === '/register' && req.method === 'POST') {
+      const metadata = await readBody(req);
+      const client = { ...metadata, client_id: `client-${oauth.clients.size + 1}`, client_id_issued_at: Math.floor(Date.now() / 1000) };
+      oauth.clients.set(client.client_id, client);
+      json(res, 201, client);
+      return true;
+    }
+    if (url.pathname === '/authorize') {
+      const p = url.searchParams;
+      const client = oauth.clients.get(p.get('client_id'));
+      const redirect = p.get('redirect_uri');
+      if (!client || !client.redirect_uris?.includes(redirect) || p.get('code_challenge_method') !== 'S256' || !p.get('code_challenge')) {
+        json(res, 400, { error: 'invalid_request' });
+        return true;
+      }
+      const code = randomUUID();
+      oauth.codes.set(code, { clientId: client.client_id, challenge: p.get('code_challenge'), redirect });
+      const back = new URL(redirect);
+      back.searchParams.set('code', code);
+      if (p.get('state')) back.searchParams.set('state', p.get('state'));
+      res.writeHead(302, { location: back.href });
+      res.end();
+      return true;
+    }
+    if (url.pathname === '/token' && req.method === 'POST') {
+      const form = await readForm(req);
+      const issue = () => {
+        const access = `at-${randomUUID()}`;
+        const refresh = `rt-${randomUUID()}`;
+        oauth.tokens.set(access, Date.now() + (options.tokenTtlSeconds ?? 3600) * 1000);
+        oauth.refreshes.set(refresh, true);
+        oauth.issued++;
+        return { access_token: access, token_type: 'Bearer', expires_in: options.tokenTtlSeconds ?? 3600, refresh_token: refresh };
+      };
+      if (form.get('grant_type') === 'authorization_code') {
+        const entry = oauth.codes.get(form.get('code'));
+        oauth.codes.delete(form.get('code'));
+        const verifier = form.get('code_verifier') ?? '';
+        if (!entry || entry.clientId !== form.get('client_id') || b64url(createHash('sha256').update(verifier).digest()) !== entry.challenge) {
+          json(res, 400, { error: 'invalid_grant' });
+          return true;
+        }
+        json(res, 200, issue());
+        return true;
+      }
+      if (form.get('grant_type') === 'refresh_token' && oauth.refreshes.delete(form.get('refresh_token'))) {
+        oauth.refreshed++;
+        json(res, 200, issue());
+        return true;
+      }
+      json(res, 400, { error: 'invalid_grant' });
+      return true;
+    }
+    return false;
+  }
+
   const httpServer = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (options.oauth) {
+        if (await handleOAuth(req, res, url)) return;
+        const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        const expires = token ? state.oauth.tokens.get(token) : undefined;
+        if (!expires || expires < Date.now()) {
+          json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
+          return;
+        }
+      }
       if (options.token && req.headers.authorization !== `Bearer ${options.token}`) {
         res.writeHead(401, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'invalid_token', error_description: 'The bearer token is missing or wrong.' }));
@@ -191,7 +293,7 @@ export async function startMcpServer(options = {}) {
   });
   await new Promise((resolve) => httpServer.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = httpServer.address();
-  const origin = `http://127.0.0.1:${port}`;
+  origin = `http://127.0.0.1:${port}`;
   let closed = false;
   return {
     port,
