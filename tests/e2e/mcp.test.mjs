@@ -22,6 +22,7 @@ const RULES = [
   [/read the secret/, 'mcp_weather_read_secret', {}],
   [/old server.*Paris/, 'mcp_legacy_get_weather', { city: 'Paris' }],
   [/vault.*Rome/, 'mcp_vault_get_weather', { city: 'Rome' }],
+  [/sign-in server.*Lima/, 'mcp_auth_get_weather', { city: 'Lima' }],
   [/count slowly/, 'mcp_weather_slow_count', { seconds: 30 }],
   [/doomed/, 'mcp_doomed_slow_count', { seconds: 30 }],
 ];
@@ -58,6 +59,7 @@ for (const browserName of selectedBrowsers()) {
     let legacy;
     let vault;
     let doomed;
+    let auth;
     let options;
     let sidebar;
 
@@ -67,6 +69,7 @@ for (const browserName of selectedBrowsers()) {
       legacy = await startMcpServer({ legacy: true, name: 'legacy' });
       vault = await startMcpServer({ token: TOKEN, name: 'vault' });
       doomed = await startMcpServer({ name: 'doomed' });
+      auth = await startMcpServer({ name: 'auth', oauth: true });
       h = await launch(browserName);
       options = await configureProvider(h, { baseUrl: model.url });
       await options.click('link', 'MCP servers');
@@ -76,7 +79,7 @@ for (const browserName of selectedBrowsers()) {
     after(async () => {
       await h?.close();
       await model?.close();
-      for (const s of [weather, legacy, vault, doomed]) await s?.close();
+      for (const s of [weather, legacy, vault, doomed, auth]) await s?.close();
     });
 
     /** Adds a server in the settings form, as a person would. */
@@ -114,7 +117,15 @@ for (const browserName of selectedBrowsers()) {
           throw new Error(`No answer to "${text}". The sidebar shows:\n${shown.join('\n')}`, { cause: error });
         });
       await waitForIdle(sidebar, timeout);
-      return answerText();
+      // The last streamed pieces may land just after the run is over: read once the text holds still.
+      let answer = await answerText();
+      for (let i = 0; i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const again = await answerText();
+        if (again === answer) break;
+        answer = again;
+      }
+      return answer;
     }
 
     /** The last answer's text (textContent: an answer scrolled out of view is not rendered). */
@@ -186,6 +197,17 @@ for (const browserName of selectedBrowsers()) {
       assert.match(await ask('What does the old server say about the weather in Paris?'), /Weather in Paris: 21 °C/);
       assert.deepEqual(legacy.state.calls.at(-1), { tool: 'get_weather', city: 'Paris' });
       assert.match(await ask('Ask the vault about the weather in Rome'), /Weather in Rome: 21 °C/);
+    });
+
+    test('OAuth 2.1: Add server signs in through the browser (launchWebAuthFlow), then its tools work', async () => {
+      await options.raw.bringToFront();
+      await addServer({ url: auth.url, name: 'Auth' });
+      await options.waitForText('Added Auth: 5 tools offered to the agent.', { timeout: 30_000 });
+      assert.match(await card('Auth'), /signed in \(OAuth\)/);
+      assert.equal(auth.state.oauth.issued, 1);
+      const client = [...auth.state.oauth.clients.values()][0];
+      assert.match(client.redirect_uris[0], browserName === 'firefox' ? /^https:\/\/[0-9a-f]+\.extensions\.allizom\.org\/$/ : /^https:\/\/[a-p]{32}\.chromiumapp\.org\/$/);
+      assert.match(await ask('Ask the sign-in server about the weather in Lima'), /Weather in Lima: 21 °C/);
     });
 
     test('tools/list_changed: a tool the server adds is offered at once', async () => {
