@@ -311,13 +311,13 @@ export async function startMcpServer(options = {}) {
   };
 }
 
-// `node tests/mcp-server/server.mjs [--legacy] [--token T] [port]` runs one by hand.
+// `node tests/mcp-server/server.mjs [--legacy] [--token T] [--oauth] [port]` runs one by hand.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const legacy = args.includes('--legacy');
   const tokenAt = args.indexOf('--token');
   const token = tokenAt >= 0 ? args[tokenAt + 1] : undefined;
   const port = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--token') ?? 0);
-  const server = await startMcpServer({ legacy, token, port });
+  const server = await startMcpServer({ legacy, token, port, oauth: args.includes('--oauth') });
   console.log(`MCP test server at ${server.url}`);
 }
