@@ -142,9 +142,18 @@ export interface ToolSpec {
   annotations: ToolAnnotations;
 }
 
+/** An image a tool hands the model beside its output (`withAttachments`, `core/registry/attachments.ts`). */
+export interface ToolAttachment {
+  type: 'image';
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** Base64. */
+  data: string;
+}
+
 /** The outcome of one tool call, as data: a tool call never throws into the agent loop. */
 export type ToolResult =
-  | { ok: true; output: unknown; truncated?: boolean }
+  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[] }
   | { ok: false; error: string; code: ToolErrorCode };
 
 export type ToolErrorCode =

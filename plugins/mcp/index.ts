@@ -12,9 +12,15 @@ import type { McpServerConfig } from './types';
  */
 function browserOAuth(): { redirectUrl: string; signIn(url: URL): Promise<string> } | undefined {
   const identity = (browser as { identity?: typeof browser.identity }).identity;
-  if (!identity?.launchWebAuthFlow || !identity.getRedirectURL) return undefined;
+  let redirectUrl: string;
+  try {
+    redirectUrl = identity?.launchWebAuthFlow ? identity.getRedirectURL() : '';
+  } catch {
+    redirectUrl = ''; // No identity API here (unit tests' fake browser): no OAuth.
+  }
+  if (!redirectUrl || !identity) return undefined;
   return {
-    redirectUrl: identity.getRedirectURL(),
+    redirectUrl,
     async signIn(url) {
       const back = await identity.launchWebAuthFlow({ url: url.href, interactive: true });
       if (!back) throw new Error('The sign-in window was closed before it finished.');

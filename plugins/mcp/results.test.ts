@@ -34,7 +34,7 @@ describe('MCP results', () => {
       { uri: 'mem://c', note: 'binary content of 3 bytes, not shown' },
     ]);
     expect(payload.media).toEqual([
-      { type: 'image', mime_type: 'image/png', size_bytes: '8', note: 'the image is not shown to the model' },
+      { type: 'image', mime_type: 'image/png', size_bytes: '8', note: 'attached to this result as image 1 (not shown if the model cannot see images)' },
       { type: 'hologram', note: 'a content type Sidequest does not read' },
     ]);
   });

@@ -1,3 +1,5 @@
+import { ATTACHMENT_TYPES, MAX_ATTACHMENT_CHARS, MAX_ATTACHMENTS, withAttachments, type OutputWithAttachments } from '@/core/registry/attachments';
+import type { ToolAttachment } from '@/core/registry/types';
 import { untrusted } from '@/core/registry/untrusted';
 
 /** The most characters of a server's answer the model gets (inside the envelope); the rest is cut, with a note. */
@@ -32,12 +34,25 @@ export interface ResultSource {
   tool: string;
 }
 
+/** The images of a result the model can be shown (accepted types and sizes, at most four). */
+export function resultImages(result: McpCallResult): ToolAttachment[] {
+  const out: ToolAttachment[] = [];
+  for (const block of Array.isArray(result.content) ? result.content : []) {
+    if (out.length >= MAX_ATTACHMENTS) break;
+    if (block?.type === 'image' && typeof block.data === 'string' && block.data.length <= MAX_ATTACHMENT_CHARS && ATTACHMENT_TYPES.includes(block.mimeType ?? '')) {
+      out.push({ type: 'image', mediaType: block.mimeType!, data: block.data });
+    }
+  }
+  return out;
+}
+
 /** The result as the model reads it, before the envelope: plain text when text is all there is. */
 export function resultPayload(result: McpCallResult): unknown {
   const texts: string[] = [];
   const links: Array<Record<string, string>> = [];
   const resources: Array<Record<string, unknown>> = [];
   const media: Array<Record<string, unknown>> = [];
+  let images = 0;
   for (const block of Array.isArray(result.content) ? result.content : []) {
     if (!block || typeof block !== 'object') continue;
     switch (block.type) {
@@ -60,10 +75,21 @@ export function resultPayload(result: McpCallResult): unknown {
         break;
       }
       case 'image':
-      case 'audio':
-        // The registry's results are JSON for the model; binary media cannot be shown to it yet.
-        media.push(compact({ type: block.type, mime_type: block.mimeType, size_bytes: typeof block.data === 'string' ? base64Bytes(block.data) : undefined, note: `the ${block.type} is not shown to the model` }));
+      case 'audio': {
+        // Images of the usual types go with the result as attachments, which the model sees where
+        // its provider takes images in tool results; the words here say so either way.
+        const attached = block.type === 'image' && images < MAX_ATTACHMENTS && ATTACHMENT_TYPES.includes(block.mimeType ?? '') && typeof block.data === 'string' && block.data.length <= MAX_ATTACHMENT_CHARS;
+        if (attached) images++;
+        media.push(
+          compact({
+            type: block.type,
+            mime_type: block.mimeType,
+            size_bytes: typeof block.data === 'string' ? base64Bytes(block.data) : undefined,
+            note: attached ? `attached to this result as image ${images} (not shown if the model cannot see images)` : `the ${block.type} is not shown to the model`,
+          }),
+        );
         break;
+      }
       default:
         media.push({ type: String(block.type), note: 'a content type Sidequest does not read' });
     }
@@ -86,7 +112,7 @@ export function resultPayload(result: McpCallResult): unknown {
  * envelope, cut at `MAX_RESULT_CHARS`. An error result (`isError`) throws, its text enveloped too,
  * so the registry gives the model `{ok: false}` with the server's words marked as the server's.
  */
-export function mapCallResult(result: McpCallResult, from: ResultSource): string {
+export function mapCallResult(result: McpCallResult, from: ResultSource): string | OutputWithAttachments {
   const payload = resultPayload(result);
   let text = typeof payload === 'string' ? payload : JSON.stringify(payload);
   if (result.isError) {
@@ -96,7 +122,9 @@ export function mapCallResult(result: McpCallResult, from: ResultSource): string
   if (text.length > MAX_RESULT_CHARS) {
     text = `${text.slice(0, MAX_RESULT_CHARS)}\n[Output cut: it was ${text.length} characters. Ask the tool for less.]`;
   }
-  return untrusted(sourceOf(from, 'result'), text);
+  const wrapped = untrusted(sourceOf(from, 'result'), text);
+  const images = resultImages(result);
+  return images.length ? withAttachments(wrapped, images) : wrapped;
 }
 
 function sourceOf(from: ResultSource, kind: 'result' | 'error'): string {

@@ -332,7 +332,7 @@ export class McpService {
   }
 
   /** Runs one tool of a server, connecting first when needed (after a restart, after a loss). */
-  async call(id: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  async call(id: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ReturnType<typeof mapCallResult>> {
     const entry = this.entries.get(id);
     if (!entry) throw new Error(`The MCP server of this tool was removed from the settings; its tool "${toolName}" is gone.`);
     const label = labelOf(entry.config);
