@@ -3,7 +3,7 @@ import { ApprovalGate, type Permission } from '@/core/approvals/gate';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
-import { startMcpServer } from '../../tests/mcp-server/server.mjs';
+import { CHART_PNG, startMcpServer } from '../../tests/mcp-server/server.mjs';
 import { mcpInputSchema } from './schema';
 import { checkUrl, McpService, McpSettingsError, parseHeaders } from './service';
 import type { McpServerConfig } from './types';
@@ -101,7 +101,7 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     const [view] = await service.add({ url: weather.url, name: 'Weather' });
     expect(view).toMatchObject({ label: 'Weather', status: 'connected', transport: 'streamable-http', enabled: true });
     const names = registry.listTools().map((t) => t.name);
-    expect(names).toEqual(['mcp_weather_get_weather', 'mcp_weather_get_forecast', 'mcp_weather_fail_always', 'mcp_weather_slow_count', 'mcp_weather_unlock_secret']);
+    expect(names).toEqual(['mcp_weather_get_weather', 'mcp_weather_get_forecast', 'mcp_weather_fail_always', 'mcp_weather_slow_count', 'mcp_weather_unlock_secret', 'mcp_weather_get_chart']);
     const spec = registry.describe('mcp_weather_get_weather')!;
     expect(spec).toMatchObject({ source: 'remote', annotations: { readOnly: false, destructive: true, openWorld: true, claims: { readOnlyHint: true, openWorldHint: true } } });
     expect(spec.annotations.target?.({}, {})).toEqual({ url: weather.url, configured: true });
@@ -112,7 +112,7 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     await registry.setEnabled('mcp', false);
     expect(registry.listTools()).toEqual([]);
     await registry.setEnabled('mcp', true);
-    expect(registry.listTools()).toHaveLength(5);
+    expect(registry.listTools()).toHaveLength(6);
   });
 
   it('results: text and structured content in the envelope; an error result is an error', async () => {
@@ -123,6 +123,13 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     expect(unwrapUntrusted((text as { output: string }).output)?.content).toBe('Weather in Oslo: 21 °C, light breeze from the north-west.');
     const structured = await registry.invoke('mcp_weather_get_forecast', { city: 'Oslo', days: 1 });
     expect(JSON.parse(unwrapUntrusted((structured as { output: string }).output)!.content)).toEqual({ structured_content: { city: 'Oslo', days: [{ day: 1, high: 18, sky: 'sunny' }] } });
+    const chart = await registry.invoke('mcp_weather_get_chart', { city: 'Oslo' });
+    expect(chart).toMatchObject({ ok: true, attachments: [{ type: 'image', mediaType: 'image/png', data: CHART_PNG }] });
+    expect(JSON.parse(unwrapUntrusted((chart as { output: string }).output)!.content)).toMatchObject({
+      text: 'Temperature chart of Oslo.',
+      resource_links: [{ uri: 'https://charts.example/Oslo.png', name: 'Oslo.png', mime_type: 'image/png' }],
+      media: [{ type: 'image', mime_type: 'image/png' }],
+    });
     const failed = await registry.invoke('mcp_weather_fail_always', {});
     expect(failed).toMatchObject({ ok: false, code: 'failed' });
     expect((failed as { error: string }).error).toMatch(/reports that its tool "fail_always" failed.*Inventory backend unreachable/s);
@@ -206,7 +213,7 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     services.push(again);
     await again.start();
     expect(again.views()[0]).toMatchObject({ status: 'idle' });
-    expect(registry.listTools()).toHaveLength(5);
+    expect(registry.listTools()).toHaveLength(6);
     const out = await registry.invoke('mcp_weather_get_weather', { city: 'Oslo' });
     expect(out.ok).toBe(true);
     expect(again.views()[0]).toMatchObject({ status: 'connected' });

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startMcpServer } from '../mcp-server/server.mjs';
+import { CHART_PNG, startMcpServer } from '../mcp-server/server.mjs';
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
@@ -20,6 +20,7 @@ const RULES = [
   [/inventory/, 'mcp_weather_fail_always', {}],
   [/unlock/, 'mcp_weather_unlock_secret', {}],
   [/read the secret/, 'mcp_weather_read_secret', {}],
+  [/chart of Oslo/, 'mcp_weather_get_chart', { city: 'Oslo' }],
   [/old server.*Paris/, 'mcp_legacy_get_weather', { city: 'Paris' }],
   [/vault.*Rome/, 'mcp_vault_get_weather', { city: 'Rome' }],
   [/sign-in server.*Lima/, 'mcp_auth_get_weather', { city: 'Lima' }],
@@ -133,12 +134,12 @@ for (const browserName of selectedBrowsers()) {
 
     test('adding servers in Settings → Agent → MCP servers connects them and lists their tools', async () => {
       await addServer({ url: weather.url, name: 'Weather' });
-      await options.waitForText('Added Weather: 5 tools offered to the agent.');
-      assert.match(await card('Weather'), /Connected · 5 tools/);
+      await options.waitForText('Added Weather: 6 tools offered to the agent.');
+      assert.match(await card('Weather'), /Connected · 6 tools/);
       assert.match(await card('Weather'), /Streamable HTTP/);
 
       await addServer({ url: legacy.url, name: 'Legacy' });
-      await options.waitForText('Added Legacy: 5 tools offered to the agent.');
+      await options.waitForText('Added Legacy: 6 tools offered to the agent.');
       assert.match(await card('Legacy'), /HTTP\+SSE/, 'the old server is reached over HTTP+SSE');
 
       // A wrong token is worded, and the server is kept with its error.
@@ -149,11 +150,11 @@ for (const browserName of selectedBrowsers()) {
       await options.click('button', 'Remove Vault');
       await options.waitFor(() => !document.querySelector('[data-mcp-server="Vault"]'));
       await addServer({ url: vault.url, name: 'Vault', token: TOKEN });
-      await options.waitForText('Added Vault: 5 tools offered to the agent.');
+      await options.waitForText('Added Vault: 6 tools offered to the agent.');
       assert.match(await card('Vault'), /credentials saved/);
 
       await addServer({ url: doomed.url, name: 'Doomed' });
-      await options.waitForText('Added Doomed: 5 tools offered to the agent.');
+      await options.waitForText('Added Doomed: 6 tools offered to the agent.');
       await options.evaluate(() => document.querySelector('[data-mcp-server="Weather"] details')?.setAttribute('open', ''));
       await options.screenshot(screenshotPath(browserName, 'mcp-settings'));
       // The token never reaches the page: only whether there is one.
@@ -187,6 +188,15 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(weather.state.calls.length, before, 'invalid input never reaches the server');
     });
 
+    test('an image and a resource link: described to a model that cannot see images, its bytes never sent', async () => {
+      model.requests.length = 0;
+      const answer = await ask('Show me the chart of Oslo');
+      assert.match(answer, /Temperature chart of Oslo\./);
+      assert.match(answer, /attached to this result as image 1/);
+      assert.match(answer, /https:\/\/charts\.example\/Oslo\.png/);
+      assert.ok(!JSON.stringify(model.requests[1].body).includes(CHART_PNG.slice(0, 24)), 'the image bytes are not sent as text');
+    });
+
     test('an error result is the server\'s words, marked as such', async () => {
       const answer = await ask('Check the inventory');
       assert.match(answer, /The MCP server "Weather" reports that its tool "fail_always" failed/);
@@ -202,7 +212,7 @@ for (const browserName of selectedBrowsers()) {
     test('OAuth 2.1: Add server signs in through the browser (launchWebAuthFlow), then its tools work', async () => {
       await options.raw.bringToFront();
       await addServer({ url: auth.url, name: 'Auth' });
-      await options.waitForText('Added Auth: 5 tools offered to the agent.', { timeout: 30_000 });
+      await options.waitForText('Added Auth: 6 tools offered to the agent.', { timeout: 30_000 });
       assert.match(await card('Auth'), /signed in \(OAuth\)/);
       assert.equal(auth.state.oauth.issued, 1);
       const client = [...auth.state.oauth.clients.values()][0];
@@ -212,7 +222,7 @@ for (const browserName of selectedBrowsers()) {
 
     test('tools/list_changed: a tool the server adds is offered at once', async () => {
       assert.match(await ask('Please unlock the secret tool'), /Unlocked: read_secret is now available/);
-      await options.waitFor(() => /Connected · 6 tools/.test(document.querySelector('[data-mcp-server="Weather"]')?.innerText ?? ''), undefined, { timeout: 15_000 });
+      await options.waitFor(() => /Connected · 7 tools/.test(document.querySelector('[data-mcp-server="Weather"]')?.innerText ?? ''), undefined, { timeout: 15_000 });
       assert.match(await ask('Now read the secret'), /The secret word is TANGERINE-42\./);
     });
 

@@ -9,6 +9,7 @@
 // - `fail_always {}` → an error result (`isError: true`);
 // - `slow_count {seconds}` → waits, then answers (cancellation, the server stopped mid-call);
 // - `unlock_secret {}` → adds the tool `read_secret` and sends `tools/list_changed`;
+// - `get_chart {city}` → text, an image (a 1×1 PNG, `CHART_PNG`) and a resource link;
 // - `read_secret` (after unlock) → text.
 // With `{ token }` every request needs `Authorization: Bearer <token>` (401 otherwise).
 // With `{ oauth: true }` the server is also its own OAuth 2.1 authorization server: protected
@@ -23,6 +24,9 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+
+/** The image `get_chart` returns (base64). */
+export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /**
  * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number }} [options]
@@ -95,6 +99,20 @@ export async function startMcpServer(options = {}) {
           for (const s of servers) addSecretTool(s);
         }
         return { content: [{ type: 'text', text: 'Unlocked: read_secret is now available.' }] };
+      },
+    );
+    server.registerTool(
+      'get_chart',
+      { description: 'A temperature chart of a city, as an image.', inputSchema: { city: z.string() }, annotations: { readOnlyHint: true } },
+      async ({ city }) => {
+        state.calls.push({ tool: 'get_chart', city });
+        return {
+          content: [
+            { type: 'text', text: `Temperature chart of ${city}.` },
+            { type: 'image', data: CHART_PNG, mimeType: 'image/png' },
+            { type: 'resource_link', uri: `https://charts.example/${encodeURIComponent(city)}.png`, name: `${city}.png`, mimeType: 'image/png' },
+          ],
+        };
       },
     );
     if (state.unlocked) addSecretTool(server);
