@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
@@ -35,7 +36,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast()],
+    plugins: [readabilityFast(), noAjvInMcp()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {
