@@ -64,6 +64,7 @@ export class McpConnection {
     private readonly client: Client,
     readonly transport: McpTransportKind,
     private readonly options: ConnectOptions,
+    private readonly wire?: StreamableHTTPClientTransport | SSEClientTransport,
   ) {}
 
   /** Connects: Streamable HTTP, then HTTP+SSE unless the server refused the credentials. */
@@ -88,7 +89,7 @@ export class McpConnection {
           kind === 'streamable-http'
             ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider })
             : new SSEClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider });
-        const connection = new McpConnection(client, kind, options);
+        const connection = new McpConnection(client, kind, options, transport);
         try {
           await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'connecting');
           connection.listen();
@@ -190,9 +191,16 @@ export class McpConnection {
     return (await this.race(this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: 30 * 60_000 }))) as McpCallResult;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes the connection. `terminate`: the user removed or reconnected the server, so a
+   * Streamable HTTP session is ended on the server too (`DELETE`, at most a second).
+   */
+  async close({ terminate = false } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (terminate && this.wire instanceof StreamableHTTPClientTransport && this.wire.sessionId) {
+      await withTimeout(this.wire.terminateSession(), 1000, 'ending the session').catch(() => undefined);
+    }
     await this.client.close().catch(() => undefined);
   }
 
@@ -226,7 +234,7 @@ export function worded(error: unknown, url: string): McpConnectError {
   const status = statusOf(error);
   const raw = error instanceof Error ? error.message : String(error);
   if (status === 401) {
-    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. Change them in Settings → Agent → MCP servers.`, 401);
+    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. In Settings → Agent → MCP servers, remove the server and add it again with the right ones.`, 401);
   }
   if (status === 403) {
     return new McpConnectError(`The server at ${url} does not allow these credentials (HTTP 403). Check the token's access in Settings → Agent → MCP servers.`, 403);

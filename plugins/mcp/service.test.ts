@@ -113,6 +113,11 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     expect(registry.listTools()).toEqual([]);
     await registry.setEnabled('mcp', true);
     expect(registry.listTools()).toHaveLength(6);
+    // Removed: its tools are gone and its session is ended on the server.
+    const open = weather.sessions;
+    await service.remove(view!.id);
+    expect(registry.listTools()).toEqual([]);
+    expect(weather.sessions).toBe(open - 1);
   });
 
   it('results: text and structured content in the envelope; an error result is an error', async () => {

@@ -158,7 +158,7 @@ export class McpService {
     this.entries.delete(id);
     entry.disposePlugin?.();
     entry.disposePlugin = undefined;
-    await entry.connection?.close();
+    await entry.connection?.close({ terminate: true });
     entry.connection = undefined;
     await this.options.stores.setCredentials(id, undefined);
     await this.options.stores.oauth?.(id).save(undefined);
@@ -172,7 +172,7 @@ export class McpService {
     const entry = this.entry(id);
     const old = entry.connection;
     entry.connection = undefined;
-    await old?.close();
+    await old?.close({ terminate: true });
     await this.connect(entry, true).catch(() => undefined);
     return this.views();
   }

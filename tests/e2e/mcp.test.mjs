@@ -147,6 +147,8 @@ for (const browserName of selectedBrowsers()) {
       await options.waitForText('refused the credentials (HTTP 401)');
       assert.match(await card('Vault'), /Not connected/);
       assert.match(await card('Vault'), /bearer token or headers are missing or wrong/);
+      await options.evaluate(() => document.querySelector('[data-mcp-server="Vault"]')?.scrollIntoView({ block: 'center' }));
+      await options.screenshot(screenshotPath(browserName, 'mcp-settings-wrong-token'));
       await options.click('button', 'Remove Vault');
       await options.waitFor(() => !document.querySelector('[data-mcp-server="Vault"]'));
       await addServer({ url: vault.url, name: 'Vault', token: TOKEN });

@@ -319,6 +319,10 @@ export async function startMcpServer(options = {}) {
     /** The address a client is given: `/mcp`, or `/sse` for the legacy server. */
     url: `${origin}${options.legacy ? '/sse' : '/mcp'}`,
     state,
+    /** How many sessions are open now. */
+    get sessions() {
+      return transports.size;
+    },
     /** Stops at once: open streams and sockets are cut (a server that goes away). */
     async close() {
       if (closed) return;
