@@ -234,7 +234,7 @@ export function worded(error: unknown, url: string): McpConnectError {
   const status = statusOf(error);
   const raw = error instanceof Error ? error.message : String(error);
   if (status === 401) {
-    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. In Settings → Agent → MCP servers, remove the server and add it again with the right ones.`, 401);
+    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. Change them under the server's Credentials in Settings → Agent → MCP servers.`, 401);
   }
   if (status === 403) {
     return new McpConnectError(`The server at ${url} does not allow these credentials (HTTP 403). Check the token's access in Settings → Agent → MCP servers.`, 403);

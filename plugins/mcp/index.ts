@@ -102,6 +102,7 @@ export const mcpPlugin = definePlugin<McpService>({
     ctx.handle('listMcpServers', () => service.views());
     ctx.handle('addMcpServer', (data) => service.add(data));
     ctx.handle('reconnectMcpServer', ({ id }) => service.reconnect(id));
+    ctx.handle('setMcpServerCredentials', ({ id, bearerToken, headers }) => service.setCredentials(id, { bearerToken, headers }));
     ctx.handle('setMcpServerEnabled', ({ id, enabled }) => service.setEnabled(id, enabled));
     ctx.handle('removeMcpServer', ({ id }) => service.remove(id));
     return { service, dispose: () => void service.dispose() };

@@ -6,6 +6,8 @@ declare module '@/core/messaging/protocol' {
     listMcpServers(): McpServerView[];
     /** Adds a server (credentials kept as secrets) and connects to it once to read its tools. */
     addMcpServer(data: AddMcpServerInput): McpServerView[];
+    /** Replaces a server's bearer token and headers (empty: none, OAuth if it offers it), then connects again. */
+    setMcpServerCredentials(data: { id: string; bearerToken?: string; headers?: string }): McpServerView[];
     /** Drops the connection and connects again, reading the tool list afresh. */
     reconnectMcpServer(data: { id: string }): McpServerView[];
     /** Switches one server's tools on or off for the agent. */

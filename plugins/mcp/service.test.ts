@@ -153,6 +153,11 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     const [wrong] = await service.add({ url: vault.url, name: 'Vault', bearerToken: 'nope' });
     expect(wrong).toMatchObject({ status: 'error', hasCredentials: true });
     expect(wrong!.lastError).toMatch(/refused the credentials \(HTTP 401\): the bearer token or headers are missing or wrong/);
+    // Changed in place: connected, the token replaced.
+    const [fixed] = await service.setCredentials(wrong!.id, { bearerToken: 'right' });
+    expect(fixed).toMatchObject({ status: 'connected', hasCredentials: true });
+    expect(fixed!.lastError).toBeUndefined();
+    expect(secrets.get(wrong!.id)).toEqual({ Authorization: 'Bearer right' });
     await service.remove(wrong!.id);
     expect(secrets.size).toBe(0);
     const [right] = await service.add({ url: vault.url, name: 'Vault', bearerToken: 'right' });

@@ -125,16 +125,7 @@ export class McpService {
   /** Adds a server and connects once to read its tools; a failed connection is kept as its state. */
   async add(input: AddMcpServerInput): Promise<McpServerView[]> {
     const url = checkUrl(input.url);
-    const headers = parseHeaders(input.headers ?? '');
-    const token = (input.bearerToken ?? '').trim();
-    if (token) {
-      if (/[\r\n]/.test(token)) throw new McpSettingsError('The bearer token must be one line.');
-      headers.Authorization = `Bearer ${token}`;
-    }
-    const parsed = new URL(url);
-    if (Object.keys(headers).length && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
-      throw new McpSettingsError('Credentials are never sent over plain http:// except to this computer (localhost, 127.0.0.1). Use the server\'s https:// address.');
-    }
+    const headers = credentialsFor(url, input);
     for (const entry of this.entries.values()) {
       if (entry.config.url === url) throw new McpSettingsError(`This server is already in the list${entry.config.name ? ` as "${entry.config.name}"` : ''}.`);
     }
@@ -151,6 +142,15 @@ export class McpService {
     this.changed();
     await this.connect(entry, true).catch(() => undefined);
     return this.views();
+  }
+
+  /** Replaces the server's credentials (none: OAuth where the server offers it) and connects again. */
+  async setCredentials(id: string, input: { bearerToken?: string; headers?: string }): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    const headers = credentialsFor(entry.config.url, input);
+    await this.options.stores.setCredentials(id, Object.keys(headers).length ? headers : undefined);
+    entry.hasCredentials = Object.keys(headers).length > 0;
+    return this.reconnect(id);
   }
 
   async remove(id: string): Promise<McpServerView[]> {
@@ -440,6 +440,21 @@ export function checkUrl(raw: string): string {
   if (url.username || url.password) throw new McpSettingsError('Put credentials in the bearer token or headers, not in the URL.');
   url.hash = '';
   return url.href;
+}
+
+/** The headers a server is sent: the user's lines and the bearer token, checked. */
+function credentialsFor(url: string, input: { bearerToken?: string; headers?: string }): Record<string, string> {
+  const headers = parseHeaders(input.headers ?? '');
+  const token = (input.bearerToken ?? '').trim();
+  if (token) {
+    if (/[\r\n]/.test(token)) throw new McpSettingsError('The bearer token must be one line.');
+    headers.Authorization = `Bearer ${token}`;
+  }
+  const parsed = new URL(url);
+  if (Object.keys(headers).length && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+    throw new McpSettingsError('Credentials are never sent over plain http:// except to this computer (localhost, 127.0.0.1). Use the server\'s https:// address.');
+  }
+  return headers;
 }
 
 /** `Name: value` lines → headers; blank lines are skipped; a malformed line is refused. */

@@ -34,6 +34,9 @@ export const useMcpStore = defineStore('mcp', () => {
   async function add(input: AddMcpServerInput): Promise<void> {
     servers.value = await sendMessage('addMcpServer', input);
   }
+  async function setCredentials(id: string, bearerToken: string, headers: string): Promise<void> {
+    servers.value = await sendMessage('setMcpServerCredentials', { id, bearerToken, headers });
+  }
   async function reconnect(id: string): Promise<void> {
     servers.value = await sendMessage('reconnectMcpServer', { id });
   }
@@ -44,5 +47,5 @@ export const useMcpStore = defineStore('mcp', () => {
     servers.value = await sendMessage('removeMcpServer', { id });
   }
 
-  return { servers, init, dispose, load, add, reconnect, setEnabled, remove };
+  return { servers, init, dispose, load, add, setCredentials, reconnect, setEnabled, remove };
 });

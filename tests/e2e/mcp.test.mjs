@@ -149,11 +149,15 @@ for (const browserName of selectedBrowsers()) {
       assert.match(await card('Vault'), /bearer token or headers are missing or wrong/);
       await options.evaluate(() => document.querySelector('[data-mcp-server="Vault"]')?.scrollIntoView({ block: 'center' }));
       await options.screenshot(screenshotPath(browserName, 'mcp-settings-wrong-token'));
-      await options.click('button', 'Remove Vault');
-      await options.waitFor(() => !document.querySelector('[data-mcp-server="Vault"]'));
-      await addServer({ url: vault.url, name: 'Vault', token: TOKEN });
-      await options.waitForText('Added Vault: 6 tools offered to the agent.');
+      // The right token, under the server's Credentials: saved and connected again.
+      await options.evaluate(() => document.querySelector('[data-mcp-server="Vault"] details.credentials')?.setAttribute('open', ''));
+      await options.fill('New bearer token for Vault', TOKEN);
+      await options.click('button', 'Save credentials of Vault');
+      await options.waitFor(() => /Connected · 6 tools/.test(document.querySelector('[data-mcp-server="Vault"]')?.innerText ?? ''), undefined, { timeout: 20_000 });
       assert.match(await card('Vault'), /credentials saved/);
+      assert.doesNotMatch(await card('Vault'), /refused the credentials/);
+      await options.evaluate(() => document.querySelector('[data-mcp-server="Vault"]')?.scrollIntoView({ block: 'center' }));
+      await options.screenshot(screenshotPath(browserName, 'mcp-settings-credentials'));
 
       await addServer({ url: doomed.url, name: 'Doomed' });
       await options.waitForText('Added Doomed: 6 tools offered to the agent.');
