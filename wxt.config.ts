@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
@@ -12,7 +13,9 @@ export default defineConfig({
     description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
     // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
     // fetched HTML (no DOM) and make blob URLs of workspace files.
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', ...(browser === 'firefox' ? [] : ['offscreen'])],
+    // identity: OAuth sign-in to MCP servers (launchWebAuthFlow), in both browsers. webRequest:
+    // web_fetch observes where a redirect points before it follows it (no blocking).
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', ...(browser === 'firefox' ? [] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3
@@ -34,7 +37,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast()],
+    plugins: [readabilityFast(), noAjvInMcp()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

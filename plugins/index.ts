@@ -1,5 +1,6 @@
 import type { BuiltinPlugin } from '@/core/plugin';
 import { interactionPlugin } from './interaction';
+import { mcpPlugin } from './mcp';
 import { pageToolsPlugin } from './page-tools';
 import { scriptingPlugin } from './scripting';
 import { subagentsPlugin } from './subagents';
@@ -21,4 +22,5 @@ export const builtinPlugins: BuiltinPlugin[] = [
   tasksPlugin,
   scriptingPlugin,
   subagentsPlugin,
+  mcpPlugin,
 ];

@@ -1,5 +1,6 @@
 import type { PluginUi } from '@/core/ui/plugins';
 import { interactionUi } from './interaction/ui';
+import { mcpUi } from './mcp/ui';
 import { pageToolsUi } from './page-tools/ui';
 import { subagentsUi } from './subagents/ui';
 import { tasksUi } from './tasks/ui';
@@ -14,4 +15,5 @@ export const builtinPluginUi: PluginUi[] = [
   interactionUi,
   tasksUi,
   subagentsUi,
+  mcpUi,
 ];

@@ -2,6 +2,7 @@ import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3Tool
 import type { ToolSpec } from '@/core/registry/types';
 import { ProviderError } from './errors';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
+import { contentOutputValue, imageCount, imageSizeReplacer } from './tool-images';
 
 // Keeps every request inside the model's context window. Requests are measured (a rough count:
 // characters / 3, on the safe side for English and JSON); as a conversation nears the window,
@@ -38,7 +39,7 @@ export interface ContextWindowOptions {
 
 /** A rough token count of a request: its prompt and tool definitions. */
 export function estimateTokens(prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[] = []): number {
-  return Math.ceil((JSON.stringify(prompt).length + (tools.length ? JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length : 0)) / CHARS_PER_TOKEN);
+  return Math.ceil((JSON.stringify(prompt, imageSizeReplacer).length + (tools.length ? JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length : 0)) / CHARS_PER_TOKEN);
 }
 
 /** Reads "4000 maximum", "maximum context length is 4000 tokens", "allowed (4000)" out of a provider's words. */
@@ -278,6 +279,10 @@ function outputText(part: LanguageModelV3ToolResultPart): string {
   const output = part.output;
   if (output.type === 'text' || output.type === 'error-text') return output.value;
   if (output.type === 'json' || output.type === 'error-json') return JSON.stringify(output.value);
+  if (output.type === 'content') {
+    const images = imageCount(output);
+    return `${JSON.stringify(contentOutputValue(output))}${images ? ` [${images} image${images === 1 ? '' : 's'}]` : ''}`;
+  }
   return JSON.stringify(output);
 }
 

@@ -44,5 +44,14 @@ function toResultPart(toolCallId: string, toolName: string, message: ToolMessage
   if (!result) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: NOT_RUN } };
   if (!result.ok) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: result.error } };
   const value = (result.output === undefined ? null : result.output) as JSONValue;
+  if (result.attachments?.length) {
+    // Images beside the output: the provider's client keeps them where it can show them (tool-images.ts).
+    return {
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      output: { type: 'content', value: [{ type: 'text', text: JSON.stringify(value) }, ...result.attachments.map((a) => ({ type: 'image-data' as const, data: a.data, mediaType: a.mediaType }))] },
+    };
+  }
   return { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value } };
 }

@@ -2,6 +2,7 @@ import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3Tool
 import type { ToolSpec } from '@/core/registry/types';
 import { ProviderError, type RunError } from './errors';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
+import { contentOutputValue } from './tool-images';
 
 // Tool calls for models without native tool calling: the tools are described in the system
 // prompt, the model answers with a fenced JSON block, Sidequest parses it (tolerantly) into the
@@ -90,6 +91,9 @@ function resultText(part: LanguageModelV3ToolResultPart): string {
       return JSON.stringify({ error: output.value });
     case 'execution-denied':
       return JSON.stringify({ error: output.reason ?? 'The user denied this call.' });
+    case 'content':
+      // Images are not sent as text: the output (which says an image was returned) stands alone.
+      return JSON.stringify(contentOutputValue(output));
     default:
       return JSON.stringify(output);
   }

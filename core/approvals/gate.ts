@@ -131,7 +131,7 @@ export class ApprovalGate implements ToolGate {
       // A tab read earlier: its address is in what the tool returned, when it says (tabs may have moved on since).
       const read = call.output as { url?: unknown } | undefined;
       if (call.spec.annotations.pages && typeof read?.url === 'string' && originOf(read.url)) state.origins.add(originOf(read.url));
-      if (readsPrivateData(call.spec.annotations, call.fromPage)) state.tainted = true;
+      if (readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) state.tainted = true;
     }
   }
 
@@ -171,8 +171,9 @@ export class ApprovalGate implements ToolGate {
     const origin = originOf(url);
     const outbound = Boolean(annotations.openWorld && origin && state?.tainted && !state.origins.has(origin) && remembered !== 'allow');
     // The user's own network: the tool itself refuses it unless the gate passes on the user's yes.
-    // An address the user set up in settings (a provider's) is theirs already.
-    const local = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url) && !(await this.deps.configured?.(url)));
+    // An address the user set up in settings is theirs already: a provider's (configured
+    // origins), or a remote tool server's (its plugin marks the target `configured`).
+    const local = Boolean(annotations.openWorld && url && !target?.configured && isLocalNetworkUrl(url) && !(await this.deps.configured?.(url)));
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,
@@ -216,7 +217,7 @@ export class ApprovalGate implements ToolGate {
     const state = this.state(call.conversationId);
     const origin = originOf(pass.url) || (call.spec.annotations.pages ? originOf(pass.site) : '');
     if (origin) state.origins.add(origin);
-    if (readsPrivateData(call.spec.annotations, call.spec.source === 'page')) state.tainted = true;
+    if (readsPrivateData(call.spec.annotations, call.spec.source !== 'builtin')) state.tainted = true;
   }
 
   /** The user's answer from the sidebar. */

@@ -76,7 +76,9 @@ export function decide(s: CallSituation): Decision {
 
 /**
  * Whether a tool's results count as private data for the outbound rule: what it read from the
- * user's tabs and pages (a tab's text, a page tool's answer, a script's output in a page) and
+ * user's tabs and pages (a tab's text, a page tool's answer, a script's output in a page), what
+ * an outside tool source returned (a remote server the user configured may hold their or their
+ * company's data: `fromPage` is true for every source but the built-in plugins), and
  * what it read from the browser's own state (files, lists) — anything read-only that does not
  * come from the open web.
  */

@@ -1,3 +1,4 @@
+import { takeAttachments } from './attachments';
 import { toJsonSafe } from './json-safe';
 import { TOOL_THROWN_CODES } from './types';
 import type {
@@ -154,6 +155,8 @@ export class ToolRegistry {
   }
 
   isEnabled(pluginId: string): boolean {
+    const parent = this.plugins.get(pluginId)?.parentId;
+    if (parent && parent !== pluginId && !this.isEnabled(parent)) return false;
     const explicit = this.enabled[pluginId];
     if (explicit !== undefined) return explicit;
     return this.plugins.get(pluginId)?.enabledByDefault ?? true;
@@ -289,7 +292,9 @@ export class ToolRegistry {
         return fail('timeout', `Tool ${name} did not finish within ${formatDuration(timeoutMs)} and was stopped.`);
       }
       if (outcome.kind === 'aborted') return fail('aborted', `Tool ${name} was stopped: the run was stopped.`);
-      return capOutput(toJsonSafe(outcome.output), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+      const { output, attachments } = takeAttachments(outcome.output);
+      const result = capOutput(toJsonSafe(output), options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS);
+      return attachments && result.ok ? { ...result, attachments } : result;
     } catch (error) {
       if (controller.signal.aborted) return fail('aborted', `Tool ${name} was stopped: the run was stopped.`);
       return fail(thrownCode(error), errorMessage(error));

@@ -69,6 +69,12 @@ export type CallAnnotations = Partial<Pick<ToolAnnotations, 'readOnly' | 'destru
 export interface ToolTarget {
   tabId?: number;
   url?: string;
+  /**
+   * The address is one the user configured themselves in settings (a remote tool server): adding
+   * it was their consent to reach it, so the local-network ask does not apply to it (as the model
+   * providers' addresses are exempt). The other rules (acting, outbound) still do.
+   */
+  configured?: boolean;
 }
 
 /**
@@ -100,8 +106,12 @@ export interface ToolGroup {
   tools: ToolDefinition[];
 }
 
-/** Where a plugin's tools come from; page tools are untrusted input. */
-export type PluginSource = 'builtin' | 'page';
+/**
+ * Where a plugin's tools come from. Page tools (a web page's script) and remote tools (a server the
+ * user configured, e.g. an MCP server) are untrusted input: their descriptions, results and errors
+ * reach the model in the untrusted envelope, and their own hints are only `claims`.
+ */
+export type PluginSource = 'builtin' | 'page' | 'remote';
 
 /**
  * A plugin as the registry holds it: a tool group with an id, its source and, for page plugins,
@@ -115,6 +125,11 @@ export interface Plugin extends ToolGroup {
   enabledByDefault?: boolean;
   /** Page plugins: the tab and origin their tools belong to. */
   scope?: { tabId: number; origin: string };
+  /**
+   * A plugin registered at run time by a built-in plugin (one MCP server of the `mcp` plugin):
+   * it has its own on/off switch, and it is off whenever its parent is off.
+   */
+  parentId?: string;
 }
 
 /** Validates one tool input; returns null when it is valid, else a message naming what is wrong. */
@@ -137,9 +152,18 @@ export interface ToolSpec {
   annotations: ToolAnnotations;
 }
 
+/** An image a tool hands the model beside its output (`withAttachments`, `core/registry/attachments.ts`). */
+export interface ToolAttachment {
+  type: 'image';
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** Base64. */
+  data: string;
+}
+
 /** The outcome of one tool call, as data: a tool call never throws into the agent loop. */
 export type ToolResult =
-  | { ok: true; output: unknown; truncated?: boolean }
+  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[] }
   | { ok: false; error: string; code: ToolErrorCode };
 
 export type ToolErrorCode =

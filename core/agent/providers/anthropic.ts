@@ -16,6 +16,7 @@ export function createAnthropicClient(config: ProviderConfig): ModelClient {
   const apiKey = requireKey(config, 'Anthropic');
   return createSdkClient(config, {
     protocol: 'Anthropic Messages',
+    imagesInToolResults: true,
     model: (fetch) => createAnthropic({ baseURL: baseUrl(config), apiKey, headers: BROWSER_HEADERS, fetch }).messages(config.model),
   });
 }

@@ -15,6 +15,7 @@ export function createGoogleClient(config: ProviderConfig): ModelClient {
   return {
     ...createSdkClient(config, {
       protocol: 'Google Gemini',
+      imagesInToolResults: true,
       model: (fetch) => createGoogleGenerativeAI({ baseURL: baseUrl(config), apiKey, fetch }).languageModel(config.model),
     }),
     contextLength() {

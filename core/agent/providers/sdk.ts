@@ -1,6 +1,7 @@
 import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeProviderError, ProviderError } from '../errors';
 import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
+import { withoutToolImages } from '../tool-images';
 
 export interface RequestHooks {
   timings?: RequestTimings;
@@ -42,6 +43,8 @@ export interface SdkClientOptions {
   providerOptions?(): Promise<SharedV3ProviderOptions | undefined>;
   /** What the protocol is called in error messages. */
   protocol: string;
+  /** The provider shows images in tool results (Anthropic, Gemini); others get the results without them. */
+  imagesInToolResults?: boolean;
   /** True when the finish part shows the answer was cut short (a stream that ended without its last event). */
   incomplete?(finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }>): boolean;
 }
@@ -68,7 +71,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
       hooks = { timings: request.timings, beforeSend: request.beforeSend };
       try {
         return await model.doStream({
-          prompt: request.prompt,
+          prompt: options.imagesInToolResults ? request.prompt : withoutToolImages(request.prompt),
           tools: tools.length ? tools : undefined,
           abortSignal: request.signal,
           providerOptions,

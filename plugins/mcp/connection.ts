@@ -1,0 +1,257 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
+import type { McpOAuthProvider } from './oauth';
+import type { McpCallResult } from './results';
+
+/** Which of the two HTTP transports a server answered on. */
+export type McpTransportKind = 'streamable-http' | 'sse';
+
+/** The most tools taken from one server (pages of `tools/list` are read until this many). */
+export const MAX_TOOLS = 256;
+/** How long connecting (both transports tried) may take. */
+export const CONNECT_TIMEOUT_MS = 15_000;
+/** How long a liveness check may take after the transport reported a problem. */
+const PING_TIMEOUT_MS = 3_000;
+
+export interface ConnectOptions {
+  url: string;
+  /** Sent with every request (the bearer token, the user's headers). */
+  headers: Record<string, string>;
+  /** The server's tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged(): void;
+  /** The connection is gone (the server stopped, the network failed): pending calls have failed. */
+  onLost(error: Error): void;
+  /** Tests hand their own fetch. */
+  fetch?: typeof fetch;
+  /**
+   * OAuth for a server configured without credentials: the SDK discovers, registers, refreshes;
+   * `signIn` (only when the user is at the settings page) opens the authorization URL in the
+   * browser and resolves with the URL it was sent back to. Without `signIn`, a server that needs
+   * the user to sign in fails with a message saying so.
+   */
+  oauth?: { provider: McpOAuthProvider; signIn?: (authorizationUrl: URL) => Promise<string> };
+}
+
+/** An error worded for the user and the model, with the HTTP status when there was one. */
+export class McpConnectError extends Error {
+  override name = 'McpConnectError';
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+const CLIENT_INFO = { name: 'Sidequest', version: '0.1.0' };
+
+/**
+ * One live connection to an MCP server, over the official SDK's client: Streamable HTTP first,
+ * the older HTTP+SSE transport when the server does not speak it. Calls fail with a clear error as
+ * soon as the connection is found gone (the SDK alone would wait for its request timeout).
+ */
+export class McpConnection {
+  private closed = false;
+  private lostError: Error | undefined;
+  private readonly lostWaiters = new Set<(error: Error) => void>();
+  private probing = false;
+
+  private constructor(
+    private readonly client: Client,
+    readonly transport: McpTransportKind,
+    private readonly options: ConnectOptions,
+    private readonly wire?: StreamableHTTPClientTransport | SSEClientTransport,
+  ) {}
+
+  /** Connects: Streamable HTTP, then HTTP+SSE unless the server refused the credentials. */
+  static async open(options: ConnectOptions): Promise<McpConnection> {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new McpConnectError(`"${options.url}" is not a valid address.`);
+    }
+    const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    // No cookies: the server gets the credentials the user configured, never the browser's session.
+    const fetchNoCookies: typeof fetch = (input, init) => doFetch(input, { ...init, credentials: 'omit' });
+    const requestInit: RequestInit = { headers: options.headers };
+    const authProvider = options.oauth?.provider;
+    let first: unknown;
+    let signedIn = false;
+    for (const kind of ['streamable-http', 'sse'] as const) {
+      for (;;) {
+        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+        const transport =
+          kind === 'streamable-http'
+            ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider })
+            : new SSEClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider });
+        const connection = new McpConnection(client, kind, options, transport);
+        try {
+          await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'connecting');
+          connection.listen();
+          return connection;
+        } catch (error) {
+          await client.close().catch(() => undefined);
+          const authorizationUrl = authProvider?.takeAuthorizationUrl();
+          if (error instanceof UnauthorizedError && authProvider && authorizationUrl) {
+            // The server wants the user to sign in (OAuth 2.1 with PKCE), once per attempt.
+            if (!options.oauth?.signIn || signedIn) {
+              throw new McpConnectError(`The server at ${options.url} needs you to sign in: open Settings → Agent → MCP servers and press Sign in.`, 401);
+            }
+            signedIn = true;
+            const code = authProvider.codeFrom(await options.oauth.signIn(authorizationUrl));
+            await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
+            continue;
+          }
+          if (authProvider?.attempted) {
+            // It answered 401 and its OAuth could not be used (no metadata, no registration…).
+            throw new McpConnectError(
+              `The server at ${options.url} requires credentials (HTTP 401) and Sidequest could not sign in with OAuth (${oneLineOf(error)}). Add a bearer token or headers for it.`,
+              401,
+            );
+          }
+          const status = statusOf(error);
+          // Refused credentials are the answer: the other transport would be refused the same way.
+          if (status === 401 || status === 403) throw worded(error, options.url);
+          first ??= error;
+          break;
+        }
+      }
+    }
+    throw worded(first, options.url);
+  }
+
+  private listen(): void {
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.options.onToolsChanged());
+    this.client.onclose = () => this.lose(new Error('the connection was closed'));
+    // The SDK reports a broken stream here but leaves pending requests waiting: check whether the
+    // server still answers, and fail everything at once if not.
+    this.client.onerror = (error) => void this.probe(error);
+  }
+
+  private async probe(cause: Error): Promise<void> {
+    if (this.closed || this.probing) return;
+    this.probing = true;
+    try {
+      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'a liveness check');
+    } catch {
+      this.lose(new Error(cause.message || 'the connection failed'));
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private lose(error: Error): void {
+    if (this.lostError) return;
+    this.lostError = error;
+    for (const reject of this.lostWaiters) reject(error);
+    this.lostWaiters.clear();
+    if (!this.closed) this.options.onLost(error);
+    void this.close();
+  }
+
+  /** Whether the server still answers (a ping); a connection found gone fails everything at once. */
+  async check(): Promise<boolean> {
+    if (!this.alive) return false;
+    try {
+      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'a liveness check');
+      return true;
+    } catch (error) {
+      this.lose(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
+  }
+
+  get alive(): boolean {
+    return !this.closed && !this.lostError;
+  }
+
+  /** The server's tools (every page of `tools/list`, at most `MAX_TOOLS`). */
+  async listTools(signal?: AbortSignal): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.race(this.client.listTools(cursor ? { cursor } : undefined, { signal, timeout: CONNECT_TIMEOUT_MS }));
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < MAX_TOOLS);
+    return tools.slice(0, MAX_TOOLS);
+  }
+
+  /**
+   * Calls a tool. `signal` aborting (the user stopped the run, the registry's timeout) sends
+   * `notifications/cancelled` to the server (the SDK does) and rejects at once.
+   */
+  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    // The registry's timeout is the one that counts: the SDK's own is set well past it.
+    return (await this.race(this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: 30 * 60_000 }))) as McpCallResult;
+  }
+
+  /**
+   * Closes the connection. `terminate`: the user removed or reconnected the server, so a
+   * Streamable HTTP session is ended on the server too (`DELETE`, at most a second).
+   */
+  async close({ terminate = false } = {}): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (terminate && this.wire instanceof StreamableHTTPClientTransport && this.wire.sessionId) {
+      await withTimeout(this.wire.terminateSession(), 1000, 'ending the session').catch(() => undefined);
+    }
+    await this.client.close().catch(() => undefined);
+  }
+
+  /** Rejects as soon as the connection is found gone. */
+  private race<T>(promise: Promise<T>): Promise<T> {
+    if (this.lostError) return Promise.reject(this.lostError);
+    let waiter: ((error: Error) => void) | undefined;
+    const gone = new Promise<never>((_, reject) => {
+      waiter = reject;
+      this.lostWaiters.add(reject);
+    });
+    return Promise.race([promise, gone]).finally(() => {
+      if (waiter) this.lostWaiters.delete(waiter);
+    });
+  }
+}
+
+function oneLineOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function statusOf(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return typeof error.code === 'number' ? error.code : undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
+}
+
+/** The connection failure in words the settings page and the model can act on. */
+export function worded(error: unknown, url: string): McpConnectError {
+  if (error instanceof McpConnectError) return error;
+  const status = statusOf(error);
+  const raw = error instanceof Error ? error.message : String(error);
+  if (status === 401) {
+    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. Change them under the server's Credentials in Settings → Agent → MCP servers.`, 401);
+  }
+  if (status === 403) {
+    return new McpConnectError(`The server at ${url} does not allow these credentials (HTTP 403). Check the token's access in Settings → Agent → MCP servers.`, 403);
+  }
+  if (status !== undefined) return new McpConnectError(`The server at ${url} answered HTTP ${status}: it does not look like an MCP server (tried Streamable HTTP and HTTP+SSE).`, status);
+  if (/fetch|network|ECONNREFUSED|terminated|connect/i.test(raw)) {
+    return new McpConnectError(`The server at ${url} cannot be reached (${raw.slice(0, 200)}). Is it running, and is the address right?`);
+  }
+  return new McpConnectError(`Could not connect to the MCP server at ${url}: ${raw.slice(0, 300)}`);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new McpConnectError(`The server did not answer ${what} within ${Math.round(ms / 1000)} s.`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

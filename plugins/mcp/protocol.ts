@@ -1,0 +1,23 @@
+import type { AddMcpServerInput, McpServerView } from './types';
+
+declare module '@/core/messaging/protocol' {
+  interface ProtocolMap {
+    /** The configured MCP servers with their state (Settings → Agent → MCP servers). */
+    listMcpServers(): McpServerView[];
+    /** Adds a server (credentials kept as secrets) and connects to it once to read its tools. */
+    addMcpServer(data: AddMcpServerInput): McpServerView[];
+    /** Replaces a server's bearer token and headers (empty: none, OAuth if it offers it), then connects again. */
+    setMcpServerCredentials(data: { id: string; bearerToken?: string; headers?: string }): McpServerView[];
+    /** Drops the connection and connects again, reading the tool list afresh. */
+    reconnectMcpServer(data: { id: string }): McpServerView[];
+    /** Switches one server's tools on or off for the agent. */
+    setMcpServerEnabled(data: { id: string; enabled: boolean }): McpServerView[];
+    /** Forgets a server, its tools and its credentials. */
+    removeMcpServer(data: { id: string }): McpServerView[];
+  }
+  interface UiEventMap {
+    'mcp-servers': { servers: McpServerView[] };
+  }
+}
+
+export {};

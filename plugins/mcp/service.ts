@@ -1,0 +1,488 @@
+import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRegistry } from '@/core/registry/registry';
+import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
+import { oneLine } from '@/core/registry/untrusted';
+import { McpConnection, worded, type McpTransportKind } from './connection';
+import { McpOAuthProvider, type OAuthStore } from './oauth';
+import { mcpToolDescription, nameTools, serverSlug } from './naming';
+import { mapCallResult } from './results';
+import { mcpInputSchema } from './schema';
+import type { AddMcpServerInput, CachedTool, McpServerConfig, McpServerStatus, McpServerView } from './types';
+
+/** Where the servers' settings and credentials live (the plugin's IndexedDB storage). */
+export interface McpStores {
+  load(): Promise<McpServerConfig[]>;
+  save(list: McpServerConfig[]): Promise<void>;
+  /** A server's headers (its bearer token among them): a secret, like an API key. */
+  getCredentials(id: string): Promise<Record<string, string> | undefined>;
+  setCredentials(id: string, headers: Record<string, string> | undefined): Promise<void>;
+  /** A server's OAuth client registration and tokens: a secret too. */
+  oauth?(id: string): OAuthStore;
+}
+
+export interface McpServiceOptions {
+  registry: ToolRegistry;
+  stores: McpStores;
+  /** The built-in plugin the servers belong to: switching it off switches every server off. */
+  parentId: string;
+  /** What `views()` returns may have changed. */
+  onChange?(): void;
+  fetch?: typeof fetch;
+  /**
+   * OAuth for servers added without credentials: where the authorization server sends the browser
+   * back (`identity.getRedirectURL()`), and how the user signs in (`identity.launchWebAuthFlow`).
+   * Without them, such a server's 401 is only reported.
+   */
+  oauth?: { redirectUrl: string; signIn(authorizationUrl: URL): Promise<string> };
+}
+
+/** A user-facing error of the settings form. */
+export class McpSettingsError extends Error {
+  override name = 'McpSettingsError';
+}
+
+interface Entry {
+  config: McpServerConfig;
+  status: McpServerStatus;
+  lastError?: string;
+  transport?: McpTransportKind;
+  connectedAt?: number;
+  hasCredentials: boolean;
+  /** Whether an OAuth sign-in gave tokens. */
+  signedIn?: boolean;
+  needsSignIn?: boolean;
+  connection?: McpConnection;
+  connecting?: Promise<McpConnection>;
+  /** The server's tool name → the model's name. */
+  names: Map<string, string>;
+  disposePlugin?: () => void;
+}
+
+/** The plugin id of one server in the registry. */
+export const serverPluginId = (id: string) => `mcp:${id}`;
+
+/**
+ * The MCP client side: each configured server is one plugin in the registry (`mcp:<id>`, source
+ * `remote`, its own on/off switch under the `mcp` plugin's), whose tools call the server through
+ * the official SDK. Connections are made lazily — when a call needs one, when the user adds or
+ * reconnects a server — and the last tool list is kept, so after a background restart the tools
+ * are offered again before any connection is made.
+ */
+export class McpService {
+  private readonly entries = new Map<string, Entry>();
+  private saving: Promise<void> = Promise.resolve();
+
+  private switches = '';
+  private readonly unwatch: () => void;
+
+  constructor(private readonly options: McpServiceOptions) {
+    // A switch changed elsewhere (this plugin's own in Settings → Plugins): the list shows it.
+    this.unwatch = options.registry.onChange(() => {
+      const now = [...this.entries.values()].map((e) => (this.enabled(e) ? '1' : '0')).join('');
+      if (now !== this.switches) this.changed();
+    });
+  }
+
+  /** Reads the configured servers and offers their last known tools (no connection yet). */
+  async start(): Promise<void> {
+    const configs = await this.options.stores.load();
+    for (const config of configs) {
+      if (this.entries.has(config.id)) continue;
+      const entry: Entry = { config, status: 'idle', hasCredentials: Boolean(await this.options.stores.getCredentials(config.id)), names: new Map() };
+      this.entries.set(config.id, entry);
+      this.register(entry);
+      // A server whose tools are not known yet (it was unreachable when added): try once now.
+      if (!config.tools.length && this.enabled(entry)) void this.connect(entry).catch(() => undefined);
+    }
+    this.changed();
+  }
+
+  views(): McpServerView[] {
+    return [...this.entries.values()]
+      .sort((a, b) => a.config.addedAt - b.config.addedAt)
+      .map((entry) => ({
+        id: entry.config.id,
+        url: entry.config.url,
+        name: entry.config.name,
+        label: labelOf(entry.config),
+        enabled: this.enabled(entry),
+        status: entry.status,
+        ...(entry.transport ? { transport: entry.transport } : {}),
+        tools: entry.config.tools.map((t) => ({
+          name: entry.names.get(t.name) ?? '',
+          serverName: t.name,
+          description: t.description ?? '',
+          ...(t.annotations?.readOnlyHint ? { readOnlyHint: true } : {}),
+        })),
+        ...(entry.lastError ? { lastError: entry.lastError } : {}),
+        hasCredentials: entry.hasCredentials,
+        ...(entry.signedIn ? { signedIn: true } : {}),
+        ...(entry.needsSignIn ? { needsSignIn: true } : {}),
+        ...(entry.connectedAt ? { connectedAt: entry.connectedAt } : {}),
+      }));
+  }
+
+  /** Adds a server and connects once to read its tools; a failed connection is kept as its state. */
+  async add(input: AddMcpServerInput): Promise<McpServerView[]> {
+    const url = checkUrl(input.url);
+    const headers = credentialsFor(url, input);
+    for (const entry of this.entries.values()) {
+      if (entry.config.url === url) throw new McpSettingsError(`This server is already in the list${entry.config.name ? ` as "${entry.config.name}"` : ''}.`);
+    }
+    const name = oneLine((input.name ?? '').trim(), 60);
+    const taken = new Set([...this.entries.values()].map((e) => e.config.slug));
+    const base = serverSlug(name, url);
+    let slug = base;
+    for (let n = 2; taken.has(slug); n++) slug = `${base.slice(0, 17)}_${n}`;
+    const config: McpServerConfig = { id: crypto.randomUUID(), url, name, slug, addedAt: Date.now(), tools: [] };
+    if (Object.keys(headers).length) await this.options.stores.setCredentials(config.id, headers);
+    const entry: Entry = { config, status: 'idle', hasCredentials: Object.keys(headers).length > 0, names: new Map() };
+    this.entries.set(config.id, entry);
+    await this.persist();
+    this.changed();
+    await this.connect(entry, true).catch(() => undefined);
+    return this.views();
+  }
+
+  /** Replaces the server's credentials (none: OAuth where the server offers it) and connects again. */
+  async setCredentials(id: string, input: { bearerToken?: string; headers?: string }): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    const headers = credentialsFor(entry.config.url, input);
+    await this.options.stores.setCredentials(id, Object.keys(headers).length ? headers : undefined);
+    entry.hasCredentials = Object.keys(headers).length > 0;
+    return this.reconnect(id);
+  }
+
+  async remove(id: string): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    this.entries.delete(id);
+    entry.disposePlugin?.();
+    entry.disposePlugin = undefined;
+    await entry.connection?.close({ terminate: true });
+    entry.connection = undefined;
+    await this.options.stores.setCredentials(id, undefined);
+    await this.options.stores.oauth?.(id).save(undefined);
+    await this.persist();
+    this.changed();
+    return this.views();
+  }
+
+  /** Drops the connection and connects again (reading the tool list afresh). */
+  async reconnect(id: string): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    const old = entry.connection;
+    entry.connection = undefined;
+    await old?.close({ terminate: true });
+    await this.connect(entry, true).catch(() => undefined);
+    return this.views();
+  }
+
+  async setEnabled(id: string, enabled: boolean): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    await this.options.registry.setEnabled(serverPluginId(id), enabled);
+    if (!enabled) {
+      const old = entry.connection;
+      entry.connection = undefined;
+      await old?.close();
+      entry.status = 'idle';
+    }
+    this.changed();
+    return this.views();
+  }
+
+  /** Closes every connection (the plugin is disposed). */
+  async dispose(): Promise<void> {
+    this.unwatch();
+    for (const entry of this.entries.values()) {
+      entry.disposePlugin?.();
+      await entry.connection?.close();
+    }
+    this.entries.clear();
+  }
+
+  // ——— Connections ———
+
+  /** `interactive`: the user is at the settings page, so an OAuth sign-in may open. */
+  private connect(entry: Entry, interactive = false): Promise<McpConnection> {
+    if (entry.connection?.alive) return Promise.resolve(entry.connection);
+    if (entry.connecting) return entry.connecting;
+    entry.status = 'connecting';
+    this.changed();
+    const attempt = (async () => {
+      const headers = (await this.options.stores.getCredentials(entry.config.id)) ?? {};
+      // OAuth only for a server the user gave no credentials: theirs are the answer otherwise.
+      const oauthStore = this.options.stores.oauth?.(entry.config.id);
+      const provider = this.options.oauth && oauthStore && !Object.keys(headers).length ? new McpOAuthProvider(oauthStore, this.options.oauth.redirectUrl) : undefined;
+      let connection: McpConnection | undefined;
+      try {
+        connection = await McpConnection.open({
+          url: entry.config.url,
+          headers,
+          fetch: this.options.fetch,
+          ...(provider ? { oauth: { provider, ...(interactive ? { signIn: (url: URL) => this.options.oauth!.signIn(url) } : {}) } } : {}),
+          onToolsChanged: () => {
+            if (entry.connection === connection && connection) void this.refreshTools(entry, connection);
+          },
+          onLost: (error) => {
+            if (entry.connection !== connection) return;
+            entry.connection = undefined;
+            entry.status = 'error';
+            entry.lastError = `The connection was lost (${oneLine(error.message, 200)}). It is tried again at the next call.`;
+            this.changed();
+          },
+        });
+        const tools = await connection.listTools();
+        if (this.entries.get(entry.config.id) !== entry) {
+          await connection.close();
+          throw new Error('The server was removed.');
+        }
+        entry.connection = connection;
+        entry.transport = connection.transport;
+        entry.signedIn = provider ? await provider.signedIn() : undefined;
+        entry.needsSignIn = undefined;
+        entry.status = 'connected';
+        entry.connectedAt = Date.now();
+        entry.lastError = undefined;
+        await this.applyTools(entry, tools);
+        return connection;
+      } catch (error) {
+        await connection?.close();
+        const failure = worded(error, entry.config.url);
+        entry.needsSignIn = Boolean(provider && /needs you to sign in/.test(failure.message));
+        entry.status = 'error';
+        entry.lastError = failure.message;
+        this.changed();
+        throw failure;
+      } finally {
+        entry.connecting = undefined;
+      }
+    })();
+    entry.connecting = attempt;
+    return attempt;
+  }
+
+  private async refreshTools(entry: Entry, connection: McpConnection): Promise<void> {
+    try {
+      const tools = await connection.listTools();
+      if (entry.connection === connection) await this.applyTools(entry, tools);
+    } catch (error) {
+      entry.lastError = `The tool list could not be read again: ${oneLine((error as Error).message, 200)}`;
+      this.changed();
+    }
+  }
+
+  private async applyTools(entry: Entry, tools: Tool[]): Promise<void> {
+    entry.config.tools = tools.map(cacheTool);
+    this.register(entry);
+    await this.persist();
+    this.changed();
+  }
+
+  /** (Re)registers the server's plugin with its current tools; a server without tools has none. */
+  private register(entry: Entry): void {
+    entry.disposePlugin?.();
+    entry.disposePlugin = undefined;
+    const { config } = entry;
+    entry.names = nameTools(config.slug, config.tools.map((t) => t.name), entry.names);
+    const origin = originOf(config.url);
+    const label = labelOf(config);
+    const problems: string[] = [];
+    const tools: ToolDefinition[] = [];
+    for (const tool of config.tools) {
+      const name = entry.names.get(tool.name)!;
+      const inputSchema = mcpInputSchema(tool.inputSchema);
+      if (!inputSchema) {
+        problems.push(`"${oneLine(tool.name, 60)}" has an input schema too large or too deep`);
+        continue;
+      }
+      tools.push({
+        name,
+        description: mcpToolDescription({ server: label, origin, tool: tool.name, title: tool.title ?? tool.annotations?.title, description: tool.description }),
+        inputSchema,
+        // The server decides what its tool does: taken as acting, destructive and open-world until
+        // the user's approval says otherwise; what the server says of it is only a claim.
+        annotations: {
+          readOnly: false,
+          destructive: true,
+          openWorld: true,
+          target: () => ({ url: config.url, configured: true }),
+          claims: claimsOf(tool.annotations),
+        },
+        execute: (input: Record<string, unknown>, context) => this.call(config.id, tool.name, input, context.signal),
+      });
+    }
+    if (!tools.length) {
+      if (problems.length) entry.lastError = `Not offered: ${problems.join('; ')}.`;
+      return;
+    }
+    const plugin: Plugin = {
+      id: serverPluginId(config.id),
+      source: 'remote',
+      parentId: this.options.parentId,
+      name: `MCP: ${label}`,
+      description: `Tools of the MCP server at ${config.url}`,
+      tools,
+    };
+    try {
+      entry.disposePlugin = this.options.registry.register(plugin);
+      if (problems.length) entry.lastError = `Not offered: ${problems.join('; ')}.`;
+    } catch (error) {
+      entry.lastError = `Its tools are not offered: ${(error as Error).message}`;
+    }
+  }
+
+  /** Runs one tool of a server, connecting first when needed (after a restart, after a loss). */
+  async call(id: string, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ReturnType<typeof mapCallResult>> {
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(`The MCP server of this tool was removed from the settings; its tool "${toolName}" is gone.`);
+    const label = labelOf(entry.config);
+    let connection: McpConnection;
+    try {
+      connection = await raceAbort(this.connect(entry), signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new Error(`The MCP server "${label}" cannot be used now: ${(error as Error).message}`);
+    }
+    let result;
+    try {
+      result = await connection.callTool(toolName, args, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const message = (error as Error).message ?? String(error);
+      // A JSON-RPC error is the server's answer; anything else (a network error) may mean it is gone.
+      if (!(error instanceof McpError)) await connection.check();
+      if (!connection.alive) {
+        throw new Error(`The MCP server "${label}" (${entry.config.url}) went away while running "${toolName}": ${oneLine(message, 200)}. The call did not finish; tell the user the server is not reachable.`);
+      }
+      throw new Error(`The MCP server "${label}" could not run "${toolName}": ${oneLine(message, 500)}`);
+    }
+    return mapCallResult(result, { server: label, origin: originOf(entry.config.url), tool: toolName });
+  }
+
+  // ——— Helpers ———
+
+  private enabled(entry: Entry): boolean {
+    return this.options.registry.isEnabled(serverPluginId(entry.config.id));
+  }
+
+  private entry(id: string): Entry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new McpSettingsError('This server is no longer in the list.');
+    return entry;
+  }
+
+  private persist(): Promise<void> {
+    const list = [...this.entries.values()].map((e) => structuredClone(e.config));
+    this.saving = this.saving.catch(() => undefined).then(() => this.options.stores.save(list));
+    return this.saving;
+  }
+
+  private changed(): void {
+    this.switches = [...this.entries.values()].map((e) => (this.enabled(e) ? '1' : '0')).join('');
+    this.options.onChange?.();
+  }
+}
+
+function labelOf(config: McpServerConfig): string {
+  if (config.name) return config.name;
+  try {
+    return new URL(config.url).host;
+  } catch {
+    return config.url;
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function cacheTool(tool: Tool): CachedTool {
+  const a = tool.annotations;
+  const annotations: CachedTool['annotations'] = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'idempotentHint'] as const) {
+    if (typeof a?.[key] === 'boolean') annotations[key] = a[key];
+  }
+  if (typeof a?.title === 'string') annotations.title = a.title;
+  return {
+    name: String(tool.name),
+    ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+    ...(typeof tool.description === 'string' ? { description: tool.description.slice(0, 8000) } : {}),
+    inputSchema: (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+  };
+}
+
+/** A server's own hints (MCP tool annotations), kept as claims for the approval policy. */
+export function claimsOf(annotations: CachedTool['annotations']): ToolAnnotations['claims'] {
+  if (!annotations) return undefined;
+  const claims: NonNullable<ToolAnnotations['claims']> = {};
+  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint'] as const) {
+    if (typeof annotations[key] === 'boolean') claims[key] = annotations[key];
+  }
+  return Object.keys(claims).length ? claims : undefined;
+}
+
+/** The server address, checked: http(s) only, no credentials in it. */
+export function checkUrl(raw: string): string {
+  const text = (raw ?? '').trim();
+  if (!text) throw new McpSettingsError('Enter the server\'s URL, e.g. https://mcp.example.com/mcp.');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new McpSettingsError(`"${text.slice(0, 100)}" is not a URL. Enter the full address, e.g. https://mcp.example.com/mcp.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpSettingsError('The server\'s URL must start with https:// (or http:// for one on this computer).');
+  if (url.username || url.password) throw new McpSettingsError('Put credentials in the bearer token or headers, not in the URL.');
+  url.hash = '';
+  return url.href;
+}
+
+/** The headers a server is sent: the user's lines and the bearer token, checked. */
+function credentialsFor(url: string, input: { bearerToken?: string; headers?: string }): Record<string, string> {
+  const headers = parseHeaders(input.headers ?? '');
+  const token = (input.bearerToken ?? '').trim();
+  if (token) {
+    if (/[\r\n]/.test(token)) throw new McpSettingsError('The bearer token must be one line.');
+    headers.Authorization = `Bearer ${token}`;
+  }
+  const parsed = new URL(url);
+  if (Object.keys(headers).length && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+    throw new McpSettingsError('Credentials are never sent over plain http:// except to this computer (localhost, 127.0.0.1). Use the server\'s https:// address.');
+  }
+  return headers;
+}
+
+/** `Name: value` lines → headers; blank lines are skipped; a malformed line is refused. */
+export function parseHeaders(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
+    if (!line.trim()) continue;
+    const at = line.indexOf(':');
+    const name = at > 0 ? line.slice(0, at).trim() : '';
+    const value = at > 0 ? line.slice(at + 1).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !value) {
+      throw new McpSettingsError(`Header line ${i + 1} is not "Name: value".`);
+    }
+    headers[name] = value;
+  }
+  return headers;
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::1';
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
