@@ -10,10 +10,11 @@ import type {
   ToolMessage,
   UserMessage,
 } from '@/core/storage/db';
+import { scrubSecrets, type StepTrace, type TraceSink } from '@/core/data/trace';
 import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
-import type { ModelClient, RequestTimings } from './provider';
+import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 
 /** What the loop tells the UI while it works. */
@@ -32,6 +33,10 @@ export interface AgentDeps {
   /** Builds the model client for the conversation from the current settings; throws `ProviderError` if it cannot. */
   getClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
+  /** The token budget of one run (input + output tokens of its answers); undefined: none. */
+  getRunBudget?(): Promise<number | undefined>;
+  /** Keeps a step's trace (request and response, keys redacted). */
+  saveTrace?(trace: StepTrace): Promise<void>;
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
   keepAlive?(): () => void;
@@ -118,7 +123,7 @@ export class AgentRunner {
     const run: Run = { controller, done: Promise.resolve() };
     this.runs.set(conversationId, run);
     try {
-      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined });
+      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined });
     } catch (error) {
       this.runs.delete(conversationId);
       throw error;
@@ -156,9 +161,11 @@ export class AgentRunner {
     const { store, registry, events } = this.deps;
     let client: ModelClient;
     let maxSteps: number;
+    let tokenBudget: number | undefined;
     try {
       client = await this.deps.getClient(conversationId);
       maxSteps = await this.deps.getMaxSteps();
+      tokenBudget = await this.deps.getRunBudget?.();
     } catch (error) {
       const info = error instanceof ProviderError ? error.info : describeProviderError(error, '');
       await this.setStatus(conversationId, { status: 'error', error: info });
@@ -170,10 +177,11 @@ export class AgentRunner {
     const outcome = await runAgentLoop({
       client,
       registry,
-      transcript: storeTranscript(store, events, conversationId),
+      transcript: storeTranscript(store, events, conversationId, this.deps.saveTrace),
       history,
       system: systemPrompt(),
       maxSteps,
+      tokenBudget,
       signal,
       toolContext: { conversationId },
       onStreaming: (message) => {
@@ -194,6 +202,9 @@ export class AgentRunner {
         break;
       case 'step_limit':
         await this.setStatus(conversationId, { status: 'step_limit' });
+        break;
+      case 'budget':
+        await this.setStatus(conversationId, { status: 'budget', budget: { used: outcome.used, limit: outcome.limit } });
         break;
     }
   }
@@ -216,11 +227,23 @@ export interface Transcript {
   delta(messageId: string, text: string, offset: number): void;
   /** One of this transcript's tool calls reported live activity. */
   toolActivity?(toolMessage: ToolMessage, event: unknown): void;
+  /** Keeps the trace of the step that produced this answer (the main chat; sub-agents keep none). */
+  saveTrace?(answer: AssistantMessage, trace: TraceSink, secrets: Array<string | undefined>): Promise<void>;
 }
 
 /** The main chat's transcript: IndexedDB plus the live events to the extension's pages. */
-export function storeTranscript(store: ConversationStore, events: AgentEvents, conversationId: string): Transcript {
+export function storeTranscript(
+  store: ConversationStore,
+  events: AgentEvents,
+  conversationId: string,
+  saveTrace?: (trace: StepTrace) => Promise<void>,
+): Transcript {
   return {
+    saveTrace: saveTrace && (async (answer, trace, secrets) => {
+      if (!trace.request) return;
+      const clean = scrubSecrets({ attempts: trace.attempts, request: trace.request, response: trace.response }, secrets);
+      await saveTrace({ messageId: answer.id, conversationId, at: Date.now(), ...clean });
+    }),
     conversationId,
     prepare: (message) => store.prepare(message),
     save: (messages) => (messages.length === 1 ? store.put(messages[0]!) : store.putMany(messages)),
@@ -235,7 +258,8 @@ export type LoopOutcome =
   | { status: 'done'; answer: AssistantMessage }
   | { status: 'stopped' }
   | { status: 'error'; error: RunError }
-  | { status: 'step_limit'; lastText: string };
+  | { status: 'step_limit'; lastText: string }
+  | { status: 'budget'; used: number; limit: number };
 
 export interface LoopOptions {
   client: ModelClient;
@@ -245,6 +269,11 @@ export interface LoopOptions {
   history: StoredMessage[];
   system: string;
   maxSteps: number;
+  /**
+   * Input + output tokens this loop may use: checked after each answer, before the next request;
+   * reaching it ends the loop with `budget`. Undefined: no budget.
+   */
+  tokenBudget?: number;
   signal: AbortSignal;
   /** Narrows the tools, both those listed to the model and those that may run (sub-agent types). */
   allow?: (spec: ToolSpec) => boolean;
@@ -277,8 +306,13 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   // but building it overlaps them.
   let pendingWrite: Promise<unknown> | undefined;
   let lastText = '';
+  let used = 0;
 
   for (let step = 0; step < maxSteps; step++) {
+    if (options.tokenBudget !== undefined && step > 0 && used >= options.tokenBudget) {
+      await pendingWrite;
+      return { status: 'budget', used, limit: options.tokenBudget };
+    }
     // Prepared, not written: the request leaves at once; the first save writes it.
     const assistant = await transcript.prepare<AssistantMessage>({
       role: 'assistant',
@@ -292,6 +326,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     options.onStreaming?.(assistant);
     const saver = new ThrottledSaver(transcript, STREAM_SAVE_INTERVAL_MS);
     const timings: RequestTimings = {};
+    const trace: TraceSink | undefined = transcript.saveTrace ? { attempts: 0 } : undefined;
     let failure: RunError | undefined;
     try {
       for await (const event of client.stream({
@@ -300,6 +335,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         signal,
         timings,
         beforeSend: pendingWrite,
+        trace,
       })) {
         if (event.type === 'text') {
           const offset = assistant.text.length;
@@ -309,7 +345,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         } else if (event.type === 'tool-call') {
           assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
         } else if (event.type === 'finish') {
-          assistant.usage = event.usage;
+          assistant.usage = withCost(event.usage, client.config.pricing);
+          used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
         }
       }
     } catch (error) {
@@ -320,6 +357,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       observer.streamEnded(timings.lastByteAt, performance.now());
     }
     options.onStreaming?.(undefined);
+    // Kept beside the answer, off the step's path (a failed write loses only the trace).
+    if (trace) void transcript.saveTrace!(assistant, trace, [client.config.apiKey]).catch((error) => console.warn('[sidequest] could not keep a step trace', error));
     await saver.flush();
     // A failed write of the last step ends the run as an internal error (the caller catches it).
     await pendingWrite;
@@ -394,6 +433,13 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   }
   await pendingWrite;
   return { status: 'step_limit', lastText };
+}
+
+/** The usage with its estimated cost, where the profile has prices. */
+export function withCost(usage: Usage | undefined, pricing: Pricing | undefined): Usage | undefined {
+  if (!usage || !pricing) return usage;
+  const cost = ((usage.inputTokens ?? 0) * pricing.inputPerMTok + (usage.outputTokens ?? 0) * pricing.outputPerMTok) / 1_000_000;
+  return { ...usage, costUsd: cost };
 }
 
 /** Groups call indexes: each call alone, except runs of consecutive concurrent calls together. */
