@@ -50,7 +50,8 @@ for (const browserName of selectedBrowsers()) {
     /** Export all from the settings page: the downloaded file, parsed. */
     async function exportAll(options) {
       const file = await h.download(options, () => options.click('button', 'Export all'));
-      assert.match(file.name, /^sidequest-conversations-\d{4}-\d{2}-\d{2}\.json$/);
+      // Firefox numbers a repeated name: `…(2).json`.
+      assert.match(file.name, /^sidequest-conversations-\d{4}-\d{2}-\d{2}(\(\d+\))?\.json$/);
       await options.waitForText('Exported');
       return JSON.parse(file.text);
     }
