@@ -6,6 +6,7 @@ import type { Archive } from './archive';
 export function exportFileName(what: string, ext: 'json' | 'md', now = new Date()): string {
   const slug = what
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .replace(/[^\w-]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
