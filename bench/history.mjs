@@ -84,7 +84,6 @@ const quantile = (values, q) => {
 function timeInPage(page, { act, done }) {
   return page.evaluate(
     async ({ act, done }) => {
-      // eslint-disable-next-line no-new-func
       const run = new Function(act);
       const check = new Function(`return (${done})`);
       const t0 = performance.now();
