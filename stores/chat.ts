@@ -259,7 +259,9 @@ export const useChatStore = defineStore('chat', () => {
         dropConversation(event.id);
         break;
       case 'data-reset':
+        // Everything was deleted or imported: the list, the open conversation and the provider.
         void refresh();
+        void checkProvider();
         break;
       case 'message':
         if (event.message.conversationId === activeId.value) upsertMessage(event.message);

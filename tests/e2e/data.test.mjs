@@ -152,6 +152,15 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(chat.messages.some((m) => m.role === 'assistant' && m.toolCalls.length === 1 && m.usage?.inputTokens === 10));
       await options.screenshot(screenshotPath(browserName, 'options-data'));
 
+      // The settings file: without the key unless asked for, then with it.
+      const plainSettings = await h.download(options, () => options.click('button', 'Export settings'));
+      assert.match(plainSettings.name, /^sidequest-settings-.*\.json$/);
+      assert.ok(!plainSettings.text.includes(KEY), 'no key in a settings file unless asked');
+      assert.equal(JSON.parse(plainSettings.text).provider.profiles[0].baseUrl, model.url);
+      await options.click('checkbox', 'Include API keys (keep that file private)');
+      const keyedSettings = await h.download(options, () => options.click('button', 'Export settings'));
+      assert.ok(keyedSettings.text.includes(KEY), 'the key is in the file when asked for');
+
       await options.click('button', 'Delete all data');
       await options.screenshot(screenshotPath(browserName, 'options-data-confirm'));
       await options.click('button', 'Delete');
@@ -194,6 +203,17 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('Let me look at your tabs.');
       await sidebar.waitForText('list_tabs', { within: 'main' });
       assert.equal(await lastAnswer(sidebar), answer);
+
+      // The settings file with its key brings the provider back: the imported conversation goes on.
+      const settingsFile = path.join(dir, 'settings.json');
+      await writeFile(settingsFile, keyedSettings.text);
+      const done = await lastDone(options);
+      await options.setInputFile('input[type="file"][aria-label="Import settings file"]', settingsFile);
+      await options.waitFor((n) => Number(document.querySelector('section [data-done]')?.dataset.done ?? 0) > n, done);
+      assert.match(await options.text('section [data-done]'), /Imported from settings\.json: provider profiles, agent settings, \d+ plugin values, 1 API keys\./);
+      model.reset();
+      await sendMessage(sidebar, 'Still there?');
+      await sidebar.waitForText('You said: Still there?');
       await sidebar.close();
       await options.close();
     });
