@@ -19,7 +19,8 @@ export interface SettingsFile {
   version: typeof SETTINGS_VERSION;
   exportedAt: string;
   provider: ProviderSettings;
-  agent: AgentSettings;
+  /** The agent's limits (step limit, token budget). */
+  limits: AgentSettings;
   pluginData: Array<{ key: string; value: unknown }>;
   /** API keys, by their storage key; only when asked for. */
   keys?: Array<{ key: string; value: string }>;
@@ -33,7 +34,7 @@ const fileSchema = z.object({
   version: z.literal(SETTINGS_VERSION),
   exportedAt: z.string().max(100),
   provider: z.unknown(),
-  agent: z.unknown(),
+  limits: z.unknown(),
   pluginData: z.array(z.object({ key: z.string().min(1).max(200), value: z.unknown() })).max(1000),
   keys: z.array(z.object({ key: z.string().min(1).max(200), value: z.string().min(1).max(10_000) })).max(200).optional(),
 });
@@ -44,7 +45,7 @@ export async function exportSettingsFile(db: SidequestDb, includeKeys: boolean, 
     version: SETTINGS_VERSION,
     exportedAt: now.toISOString(),
     provider: await providerSettings.getValue(),
-    agent: await agentSettings.getValue(),
+    limits: await agentSettings.getValue(),
     pluginData: (await db.pluginData.toArray()).filter((row) => !isTestOnly(row.key)),
   };
   if (includeKeys) file.keys = (await db.secrets.toArray()).filter((row) => !isTestOnly(row.key));
@@ -72,8 +73,8 @@ export async function importSettingsFile(db: SidequestDb, text: string): Promise
   const file = parsed.data;
   const provider = providerSettings.schema.safeParse(file.provider);
   if (!provider.success) throw new ImportError(`The settings file's provider profiles are not valid: ${describeIssues(provider.error.issues.map((i) => ({ ...i, path: ['provider', ...i.path] })))}.`);
-  const agent = agentSettings.schema.safeParse(file.agent);
-  if (!agent.success) throw new ImportError(`The settings file's agent settings are not valid: ${describeIssues(agent.error.issues.map((i) => ({ ...i, path: ['agent', ...i.path] })))}.`);
+  const limits = agentSettings.schema.safeParse(file.limits);
+  if (!limits.success) throw new ImportError(`The settings file's limits are not valid: ${describeIssues(limits.error.issues.map((i) => ({ ...i, path: ['limits', ...i.path] })))}.`);
   const rows = file.pluginData.filter((row) => !isTestOnly(row.key));
   const keys = (file.keys ?? []).filter((row) => !isTestOnly(row.key));
   await db.transaction('rw', db.pluginData, db.secrets, async () => {
@@ -81,6 +82,6 @@ export async function importSettingsFile(db: SidequestDb, text: string): Promise
     if (keys.length) await db.secrets.bulkPut(keys);
   });
   await providerSettings.setValue(provider.data as ProviderSettings);
-  await agentSettings.setValue(agent.data as AgentSettings);
-  return ['provider profiles', 'agent settings', `${rows.length} plugin values`, ...(keys.length ? [`${keys.length} API keys`] : [])];
+  await agentSettings.setValue(limits.data as AgentSettings);
+  return ['provider profiles', 'limits', `${rows.length} plugin values`, ...(keys.length ? [`${keys.length} API keys`] : [])];
 }

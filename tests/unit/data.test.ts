@@ -215,15 +215,15 @@ describe('the settings file', () => {
     await agentSettings.setValue({ maxSteps: 9, runTokenBudget: 5000 });
     const plain = await exportSettingsFile(db, false);
     expect(plain.keys).toBeUndefined();
-    expect(plain.agent).toEqual({ maxSteps: 9, runTokenBudget: 5000 });
+    expect(plain.limits).toEqual({ maxSteps: 9, runTokenBudget: 5000 });
     expect(plain.pluginData).toEqual([{ key: 'core/pluginSwitches', value: { scripting: false } }]);
     const withKeys = await exportSettingsFile(db, true);
     expect(withKeys.keys).toEqual([{ key: 'provider.apiKey', value: 'sk-1' }]);
 
     const target = freshDb();
     await agentSettings.setValue({ maxSteps: 25 });
-    const broken = { ...withKeys, agent: { maxSteps: 0 } };
-    await expect(importSettingsFile(target, JSON.stringify(broken))).rejects.toThrow(/agent settings are not valid: agent\.maxSteps/);
+    const broken = { ...withKeys, limits: { maxSteps: 0 } };
+    await expect(importSettingsFile(target, JSON.stringify(broken))).rejects.toThrow(/limits are not valid: limits\.maxSteps/);
     expect(await target.secrets.count()).toBe(0);
     expect((await agentSettings.getValue()).maxSteps).toBe(25);
     // A file cannot slip in a test-only entry.
