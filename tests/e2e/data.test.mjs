@@ -76,6 +76,7 @@ for (const browserName of selectedBrowsers()) {
       await options.fill('Token budget per run', '20');
       await options.click('button', 'Save limits');
       await options.waitForText('Saved.');
+      await options.screenshot(screenshotPath(browserName, 'options-limits'));
 
       // Each scripted answer costs 10 + 5 tokens: the second one reaches the budget of 20.
       model.reset();
