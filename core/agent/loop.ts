@@ -55,6 +55,15 @@ interface Run {
 }
 
 /**
+ * The tokens one run has used, and its budget: shared by the run's own loop and the model
+ * clients its tools use (sub-agents, summaries), so they count against the same budget.
+ */
+export interface RunMeter {
+  used: number;
+  limit?: number;
+}
+
+/**
  * Runs agent loops in the background: stream the model's answer, run the tools it asks for,
  * send the results back, and repeat until it answers without tools, the user stops it, or the
  * step limit is reached. Every message and tool result is written to IndexedDB before the next
@@ -64,6 +73,8 @@ export class AgentRunner {
   private readonly runs = new Map<string, Run>();
   /** The answer being streamed in each running conversation, fresher than what is saved. */
   private readonly streaming = new Map<string, AssistantMessage>();
+  /** The token meter of each running conversation's run. */
+  private readonly meters = new Map<string, RunMeter>();
 
   constructor(private readonly deps: AgentDeps) {}
 
@@ -79,6 +90,29 @@ export class AgentRunner {
   liveMessage(conversationId: string): AssistantMessage | undefined {
     const message = this.streaming.get(conversationId);
     return message && { ...message, toolCalls: [...message.toolCalls] };
+  }
+
+  /**
+   * A model client for a tool of the conversation's run (a sub-agent, a summary): its tokens count
+   * against the run's budget, and once the budget is reached it refuses further requests.
+   */
+  metered(conversationId: string | undefined, client: ModelClient): ModelClient {
+    if (!conversationId) return client;
+    const meters = this.meters;
+    return {
+      ...client,
+      config: client.config,
+      async *stream(request) {
+        const meter = meters.get(conversationId);
+        if (meter?.limit !== undefined && meter.used >= meter.limit) {
+          throw new ProviderError({ kind: 'bad_request', message: `The run reached its token budget (${meter.used} of ${meter.limit} tokens): no more model requests in this run.` });
+        }
+        for await (const event of client.stream(request)) {
+          if (event.type === 'finish' && meter) meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+          yield event;
+        }
+      },
+    };
   }
 
   /** Resolves when the conversation's current run (if any) has ended. */
@@ -158,7 +192,6 @@ export class AgentRunner {
   }
 
   private async runSteps(conversationId: string, signal: AbortSignal): Promise<void> {
-    const { store, registry, events } = this.deps;
     let client: ModelClient;
     let maxSteps: number;
     let tokenBudget: number | undefined;
@@ -172,6 +205,18 @@ export class AgentRunner {
       return;
     }
     const conversation = await this.setStatus(conversationId, { model: client.config.model });
+    const meter: RunMeter = { used: 0, limit: tokenBudget };
+    this.meters.set(conversationId, meter);
+    try {
+      await this.loop(conversationId, signal, client, maxSteps, meter, conversation);
+    } finally {
+      this.meters.delete(conversationId);
+    }
+  }
+
+  /** The run's loop over the stored history, and the conversation's status from how it ended. */
+  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation): Promise<void> {
+    const { store, registry, events } = this.deps;
     const history = await store.messages(conversationId);
     this.deps.beforeRun?.(conversation, history);
     const outcome = await runAgentLoop({
@@ -181,7 +226,7 @@ export class AgentRunner {
       history,
       system: systemPrompt(),
       maxSteps,
-      tokenBudget,
+      meter,
       signal,
       toolContext: { conversationId },
       onStreaming: (message) => {
@@ -274,6 +319,8 @@ export interface LoopOptions {
    * reaching it ends the loop with `budget`. Undefined: no budget.
    */
   tokenBudget?: number;
+  /** The run's shared token meter (its `limit` is the budget); made from `tokenBudget` when absent. */
+  meter?: RunMeter;
   signal: AbortSignal;
   /** Narrows the tools, both those listed to the model and those that may run (sub-agent types). */
   allow?: (spec: ToolSpec) => boolean;
@@ -306,12 +353,12 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   // but building it overlaps them.
   let pendingWrite: Promise<unknown> | undefined;
   let lastText = '';
-  let used = 0;
+  const meter = options.meter ?? { used: 0, limit: options.tokenBudget };
 
   for (let step = 0; step < maxSteps; step++) {
-    if (options.tokenBudget !== undefined && step > 0 && used >= options.tokenBudget) {
+    if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
       await pendingWrite;
-      return { status: 'budget', used, limit: options.tokenBudget };
+      return { status: 'budget', used: meter.used, limit: meter.limit };
     }
     // Prepared, not written: the request leaves at once; the first save writes it.
     const assistant = await transcript.prepare<AssistantMessage>({
@@ -346,7 +393,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
           assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
         } else if (event.type === 'finish') {
           assistant.usage = withCost(event.usage, client.config.pricing);
-          used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+          meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
         }
       }
     } catch (error) {

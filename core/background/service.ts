@@ -124,7 +124,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       setBadgeCount: (count) => badge.set(`plugin:${plugin.id}`, count),
       broadcast: (event) => hub.broadcast(event),
       storage: pluginStorage(db, plugin.id),
-      getModelClient,
+      // A tool's model requests (sub-agents, summaries) count against its run's token budget.
+      getModelClient: async (conversationId) => runner.metered(conversationId, await getModelClient(conversationId)),
       getMaxSteps,
       registry,
       offscreen: runOffscreenJob,

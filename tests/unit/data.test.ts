@@ -207,6 +207,52 @@ describe('the run token budget and traces in the loop', () => {
   });
 });
 
+describe('tools\' model requests count against the run budget', () => {
+  let server: Awaited<ReturnType<typeof startModelServer>>;
+  beforeAll(async () => {
+    server = await startModelServer();
+  });
+  afterAll(() => server.close());
+
+  it('a tool using a metered client (a sub-agent) adds its tokens; past the budget its requests are refused', async () => {
+    const store = new ConversationStore(freshDb());
+    const registry = new ToolRegistry(interpretedValidators);
+    const client = () => createOpenAICompatibleClient({ baseUrl: server.url, model: 'm' });
+    const outcomes: string[] = [];
+    registry.register({
+      id: 'test', name: 'Test', description: 'Test tools', source: 'builtin',
+      tools: [defineTool<Record<string, never>>({
+        name: 'think', description: 'Think.', annotations: { readOnly: true, destructive: false, openWorld: false }, inputSchema: { type: 'object', properties: {} },
+        async execute(_input, { conversationId }) {
+          const metered = runner.metered(conversationId, client());
+          for (let i = 0; i < 2; i++) {
+            try {
+              for await (const _event of metered.stream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], signal: new AbortController().signal })) void _event;
+              outcomes.push('answered');
+            } catch (error) {
+              outcomes.push((error as Error).message);
+            }
+          }
+          return 'thought';
+        },
+      })],
+    });
+    const runner = new AgentRunner({
+      store, registry, getClient: async () => client(), getMaxSteps: async () => 10, getRunBudget: async () => 20,
+      events: { conversation: () => undefined, message: () => undefined, delta: () => undefined },
+    });
+    server.reset();
+    server.queue([{ toolCalls: [{ name: 'think', arguments: {} }] }]);
+    const c = await store.create();
+    await runner.send(c.id, 'go');
+    await runner.settled(c.id);
+    // The run's answer (15) and the tool's first request (15) reach 20: the tool's second request and the run's next step are refused.
+    expect(outcomes).toEqual(['answered', expect.stringMatching(/reached its token budget \(30 of 20 tokens\)/)]);
+    expect(await store.get(c.id)).toMatchObject({ status: 'budget', budget: { used: 30, limit: 20 } });
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
 describe('the settings file', () => {
   it('exports without keys unless asked, and imports only a whole valid file', async () => {
     const db = freshDb();
