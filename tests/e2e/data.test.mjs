@@ -198,8 +198,11 @@ for (const browserName of selectedBrowsers()) {
       // A second import adds nothing.
       assert.match(await importFile(options, 'export.json', JSON.stringify(exported)), /Imported 0 conversations from export\.json; 2 already here/);
 
-      // In the sidebar: the conversation with its tool card and its answer.
+      // In the sidebar: found by the text of its answer, with its tool card and its answer.
       await sidebar.waitForText('Which tabs do I have open?');
+      await sidebar.fill('Search conversations', 'look at your tabs');
+      await sidebar.waitFor(() => document.querySelectorAll('nav[aria-label="Conversations"] li').length === 1);
+      await sidebar.screenshot(screenshotPath(browserName, 'data-search'));
       await sidebar.click('button', 'Which tabs do I have open?', { exact: false });
       await sidebar.waitForText('Let me look at your tabs.');
       await sidebar.waitForText('list_tabs', { within: 'main' });
