@@ -12,7 +12,7 @@ export default defineConfig({
     description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
     // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
     // fetched HTML (no DOM) and make blob URLs of workspace files.
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', ...(browser === 'firefox' ? [] : ['offscreen'])],
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', ...(browser === 'firefox' ? [] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3

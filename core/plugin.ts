@@ -61,6 +61,13 @@ export interface PluginContext {
   getModelClient(conversationId?: string): Promise<ModelClient>;
   /** The step limit of one run, from the agent settings. */
   getMaxSteps(): Promise<number>;
+  /**
+   * Origins the user set up in the extension's settings (the model providers', and those plugins
+   * added with `addConfiguredOrigins`): the user consented to reach them, local network or not.
+   */
+  configuredOrigins(): Promise<Set<string>>;
+  /** Adds the origins of services the user configured in this plugin's settings (see `configuredOrigins`). */
+  addConfiguredOrigins(source: () => Promise<string[]> | string[]): void;
   /** The registry: to run agent loops over it (sub-agents) or to add plugins of its own (page tools). */
   registry: ToolRegistry;
   /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */

@@ -8,6 +8,7 @@
 // - /shop.html     a shop: getGlobalState over its cart store, getFeatureFlags, and
 //                  queryDatabaseTable over the read-only debug endpoint below
 // - /webmcp.html   a to-do list whose tools are registered with WebMCP (document.modelContext)
+// - /booking.html  declarative WebMCP forms (toolname), and tools that return and take elements
 // - /api/...       the apps' JSON API; /api/debug/db-inspect reads a real SQLite file
 //                  (examples/data/shop.sqlite, made on first start) and answers only to a
 //                  browser session (cookie `sid`) that the pages' server handed out.

@@ -1,3 +1,4 @@
+import { offeredTabs } from './offered-tabs';
 import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
 import type { GatedCall, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
@@ -378,7 +379,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     try {
       for await (const event of client.stream({
         prompt: toModelPrompt(system, history),
-        tools: registry.listTools(options.allow),
+        tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
         signal,
         timings,
         beforeSend: pendingWrite,
@@ -524,10 +525,13 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
   if (gate) {
     const refused = registry.refusal(call.name, input, options.allow);
     if (refused) return refused;
+    const spec = registry.describe(call.name)!;
+    // Judged by what this call does (a sandbox script reaches no page), where the tool says.
+    const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
     gated = {
       name: call.name,
       input,
-      spec: registry.describe(call.name)!,
+      spec: annotations === spec.annotations || !annotations ? spec : { ...spec, annotations },
       conversationId,
       toolCallId: call.id,
       tabId: options.toolContext?.tabId,

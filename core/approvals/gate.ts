@@ -54,6 +54,8 @@ export interface GateDeps {
   activeTab(): Promise<{ id: number; url: string } | undefined>;
   /** A tab's address, or undefined when there is no such tab. */
   tabUrl(tabId: number): Promise<string | undefined>;
+  /** Whether the user set this address up in settings (a provider's): then it is not asked about as local. */
+  configured?(url: string): Promise<boolean>;
   timeoutMs?: number;
 }
 
@@ -181,7 +183,8 @@ export class ApprovalGate implements ToolGate {
     const origin = originOf(url);
     const outbound = Boolean(annotations.openWorld && origin && state?.tainted && !state.origins.has(origin) && remembered !== 'allow');
     // The user's own network: the tool itself refuses it unless the gate passes on the user's yes.
-    const local = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url));
+    // An address the user set up in settings (a provider's) is theirs already.
+    const local = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url) && !(await this.deps.configured?.(url)));
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,

@@ -6,14 +6,16 @@ import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core
 import type { ConversationStore } from '@/core/storage/conversations';
 import type { AssistantMessage } from '@/core/storage/db';
 import type { EventHub } from './events';
+import type { DbSetting } from '@/core/storage/setting';
 import {
   conversationModels,
-  providerSettings,
+  providerSettingsStore,
   validateProviderProfile,
   type ModelChoice,
   type ProviderProfile,
   type ProviderProfileInput,
   type ProviderSecrets,
+  type ProviderSettings,
 } from '@/core/storage/settings';
 
 /** The id the sidebar uses for a conversation not created yet. */
@@ -24,11 +26,29 @@ export const NEW_CONVERSATION = 'new';
  * the model picked per conversation, and model clients built from them. Keys never leave it.
  */
 export class ProviderService {
-  constructor(private readonly secrets: ProviderSecrets) {}
+  /** The profiles, in the same database as their keys. */
+  readonly settings: DbSetting<ProviderSettings>;
+
+  constructor(private readonly secrets: ProviderSecrets) {
+    this.settings = providerSettingsStore(secrets.db);
+  }
+
+  /** The origins of every profile's address: the user chose them, so they count as consented to. */
+  async origins(): Promise<string[]> {
+    const origins = new Set<string>();
+    for (const profile of (await this.settings.getValue()).profiles) {
+      try {
+        origins.add(new URL(profile.baseUrl).origin);
+      } catch {
+        // A broken address is no origin.
+      }
+    }
+    return [...origins];
+  }
 
   /** The connection a conversation's next request uses: its picked model, else the default profile's. */
   async config(conversationId?: string): Promise<ProviderConfig> {
-    const settings = await providerSettings.getValue();
+    const settings = await this.settings.getValue();
     const choice = conversationId ? (await conversationModels.getValue())[conversationId] : undefined;
     const profile =
       settings.profiles.find((p) => p.id === (choice?.profileId ?? settings.activeId)) ??
@@ -69,7 +89,7 @@ export class ProviderService {
     try {
       config = await this.config();
     } catch (error) {
-      const settings = await providerSettings.getValue();
+      const settings = await this.settings.getValue();
       const profile = settings.profiles.find((p) => p.id === settings.activeId);
       return { ok: false, model: profile?.model ?? '', message: (error as Error).message };
     }
@@ -77,7 +97,7 @@ export class ProviderService {
   }
 
   async view(): Promise<ProviderView> {
-    const settings = await providerSettings.getValue();
+    const settings = await this.settings.getValue();
     const profiles: ProviderProfileView[] = await Promise.all(
       settings.profiles.map(async (p) => ({ ...p, hasApiKey: Boolean(await this.secrets.getApiKey(p.id)) })),
     );
@@ -87,7 +107,7 @@ export class ProviderService {
 
   /** Validates and saves a profile, makes it the default, and stores its key if one was given. */
   async save(input: Partial<ProviderProfileInput> & { baseUrl: string; model: string; apiKey?: string }): Promise<ProviderView> {
-    const settings = await providerSettings.getValue();
+    const settings = await this.settings.getValue();
     const id = input.id === 'new' ? crypto.randomUUID() : (input.id ?? settings.activeId);
     const existing = settings.profiles.find((p) => p.id === id);
     const clean = validateProviderProfile({ ...existing, ...input, type: input.type ?? existing?.type ?? 'openai-compatible', id });
@@ -99,7 +119,7 @@ export class ProviderService {
     // Refused before anything is saved: a key must not go over plain http to another computer.
     assertKeyTransport(profile.baseUrl, key);
     const profiles = existing ? settings.profiles.map((p) => (p.id === id ? profile : p)) : [...settings.profiles, profile];
-    await providerSettings.setValue({ activeId: id, profiles });
+    await this.settings.setValue({ activeId: id, profiles });
     if (input.apiKey !== undefined) await this.secrets.setApiKey(input.apiKey, id);
     else if (moved) await this.secrets.setApiKey('', id);
     return this.view();
@@ -107,11 +127,11 @@ export class ProviderService {
 
   /** Removes a profile and its key; the last one stays (there must be a default). */
   async remove(id: string): Promise<ProviderView> {
-    const settings = await providerSettings.getValue();
+    const settings = await this.settings.getValue();
     if (settings.profiles.length <= 1) throw new Error('This is the only profile: change it instead of deleting it.');
     const profiles = settings.profiles.filter((p) => p.id !== id);
     const activeId = settings.activeId === id ? profiles[0]!.id : settings.activeId;
-    await providerSettings.setValue({ activeId, profiles });
+    await this.settings.setValue({ activeId, profiles });
     await this.secrets.setApiKey('', id);
     const choices = await conversationModels.getValue();
     const kept = Object.fromEntries(Object.entries(choices).filter(([, c]) => c.profileId !== id));
@@ -121,7 +141,7 @@ export class ProviderService {
 
   /** A provider's model list for a saved profile or the options form's values. */
   async models(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string }> {
-    const settings = await providerSettings.getValue();
+    const settings = await this.settings.getValue();
     const profile = settings.profiles.find((p) => p.id === (request.profileId ?? settings.activeId));
     const type = request.type ?? profile?.type ?? 'openai-compatible';
     const baseUrl = request.baseUrl?.trim() || profile?.baseUrl || '';
@@ -143,7 +163,7 @@ export class ProviderService {
   async setChoice(conversationId: string, choice: ModelChoice | null): Promise<ModelChoice | null> {
     const all = { ...(await conversationModels.getValue()) };
     if (choice) {
-      const settings = await providerSettings.getValue();
+      const settings = await this.settings.getValue();
       if (!settings.profiles.some((p) => p.id === choice.profileId)) throw new Error('That provider profile no longer exists.');
       const model = choice.model.trim();
       if (!model) throw new Error('Give a model name.');

@@ -1,3 +1,4 @@
+import { ConfiguredOrigins } from '@/core/net/configured-origins';
 import { browser } from 'wxt/browser';
 import { AgentRunner } from '@/core/agent/loop';
 import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
@@ -41,6 +42,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const db = openDb();
   const store = new ConversationStore(db);
   const providers = new ProviderService(new ProviderSecrets(db));
+  const configuredOrigins = new ConfiguredOrigins();
+  configuredOrigins.add(() => providers.origins());
   const hub = new EventHub();
   // Plugin on/off switches: in IndexedDB, out of reach of content scripts (version 1 kept them in
   // storage.local under `plugins`; they move on first read).
@@ -63,8 +66,9 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const stepTimer = bench ? new StepTimer() : undefined;
   const badge = new BadgeCounter();
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
-  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl });
+  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl, configured: (url) => configuredOrigins.has(url) });
   registry.gate = gate;
+  registry.userTab = async () => (await userTab())?.id;
   const runner = new AgentRunner({
     store,
     registry,
@@ -127,6 +131,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       // A tool's model requests (sub-agents, summaries) count against its run's token budget.
       getModelClient: async (conversationId) => runner.metered(conversationId, await getModelClient(conversationId)),
       getMaxSteps,
+      configuredOrigins: () => configuredOrigins.all(),
+      addConfiguredOrigins: (source) => configuredOrigins.add(source),
       registry,
       offscreen: runOffscreenJob,
       onStartup: (task) => void startupTasks.push(task),
@@ -172,7 +178,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       source: plugin.source,
       enabled,
       tools: plugin.tools.map((t) => {
-        const { target: _target, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        // Functions stay here: messages carry data only.
+        const { target: _target, forCall: _forCall, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
         return { name: t.name, description: t.description, annotations };
       }),
     }));

@@ -8,9 +8,12 @@
  * - `undefined` is left out of objects (and becomes null in arrays, as JSON.stringify does);
  * - a DOM node is referenced by a short description, never serialized.
  *
+ * `options.element`, given on the page side, turns a DOM element into what the model may refer to
+ * later (an element reference, `core/page/element-refs.ts`) instead of a description.
+ *
  * This file must stay free of imports: it is also bundled into the page's main world.
  */
-export function toJsonSafe(value: unknown): unknown {
+export function toJsonSafe(value: unknown, options: { element?: (element: Element) => unknown } = {}): unknown {
   const ancestors: object[] = [];
 
   function convert(v: unknown): unknown {
@@ -32,6 +35,7 @@ export function toJsonSafe(value: unknown): unknown {
     if (v === null) return null;
     const obj = v as object;
     if (ancestors.includes(obj)) return '<Circular reference>';
+    if (options.element && isElement(obj)) return options.element(obj as Element);
     const node = describeNode(obj);
     if (node !== undefined) return node;
     if (Array.isArray(obj)) {
@@ -81,6 +85,11 @@ function constructorName(obj: object): string {
     // A hostile getter: fall through to the tag.
   }
   return Object.prototype.toString.call(obj).slice(8, -1) || 'Object';
+}
+
+function isElement(obj: object): boolean {
+  const ElementCtor = (globalThis as { Element?: typeof Element }).Element;
+  return Boolean(ElementCtor) && obj instanceof ElementCtor!;
 }
 
 /** A short, stable description of a DOM node, or undefined when `obj` is not one. */

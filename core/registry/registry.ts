@@ -77,6 +77,12 @@ export class ToolRegistry {
    * agent's and sub-agents' alike). `invoke` itself never asks: tests and benchmarks call it directly.
    */
   gate: ToolGate | undefined;
+  /**
+   * The id of the tab the user is looking at, for offering tab-scoped plugins' tools (a page's
+   * own tools): every loop over this registry offers those of that tab and of the tabs its
+   * conversation named, not of every open tab (see `offeredTabs` in core/agent/offered-tabs.ts).
+   */
+  userTab: (() => Promise<number | undefined>) | undefined;
 
   constructor(
     private readonly makeValidator: ValidatorFactory,
@@ -160,19 +166,59 @@ export class ToolRegistry {
     this.emit();
   }
 
-  /** The tools the model may see: those of enabled plugins, optionally narrowed further. */
-  listTools(allow?: (spec: ToolSpec) => boolean): ToolSpec[] {
+  /**
+   * The tools the model may see: those of enabled plugins, optionally narrowed further; with
+   * `tabs`, a tab-scoped plugin's tools only when its tab is one of them.
+   */
+  listTools(allow?: (spec: ToolSpec) => boolean, tabs?: ReadonlySet<number>): ToolSpec[] {
     const specs: ToolSpec[] = [];
     for (const { plugin, spec } of this.tools.values()) {
       if (!this.isEnabled(plugin.id)) continue;
+      if (tabs && plugin.scope && !tabs.has(plugin.scope.tabId)) continue;
       if (!allow || allow(spec)) specs.push(spec);
     }
     return specs;
   }
 
+  /** Whether any tab-scoped plugin (a page's tools) is registered now. */
+  hasScopedPlugins(): boolean {
+    for (const plugin of this.plugins.values()) if (plugin.scope) return true;
+    return false;
+  }
+
+  /** The tab a tab-scoped plugin's tool belongs to, if it is one. */
+  toolTab(name: string): number | undefined {
+    return this.tools.get(name)?.plugin.scope?.tabId;
+  }
+
   /** The tool's spec by name, whether or not its plugin is on. */
   describe(name: string): ToolSpec | undefined {
     return this.tools.get(name)?.spec;
+  }
+
+  /**
+   * The annotations one call is judged by: the tool's own, narrowed by its `forCall` for this
+   * input. A `forCall` that throws changes nothing.
+   */
+  async callAnnotations(name: string, input: unknown, tabId?: number): Promise<ToolAnnotations | undefined> {
+    const entry = this.tools.get(name);
+    const base = entry?.spec.annotations;
+    const forCall = base?.forCall;
+    if (!entry || !forCall) return base;
+    try {
+      const narrowed = await forCall(input ?? {}, { tabId, service: entry.service });
+      if (!narrowed) return base;
+      const { readOnly, destructive, openWorld, pages } = narrowed;
+      return {
+        ...base,
+        ...(typeof readOnly === 'boolean' ? { readOnly } : {}),
+        ...(typeof destructive === 'boolean' ? { destructive } : {}),
+        ...(typeof openWorld === 'boolean' ? { openWorld } : {}),
+        ...(typeof pages === 'boolean' ? { pages } : {}),
+      };
+    } catch {
+      return base;
+    }
   }
 
   /** The tool's activity reducer (see `ToolContext.reportActivity`), if it reports activity. */

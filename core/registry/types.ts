@@ -52,8 +52,18 @@ export interface ToolAnnotations {
    */
   target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
-  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; untrustedContentHint?: boolean };
+  /**
+   * What one call does, where it is less than the tool's worst case above (a script run in a
+   * sandbox reaches no page; writing a new file overwrites nothing): the approval
+   * policy judges the call by these. Only for tools whose code we wrote: sources of outside tools
+   * (page tools, MCP servers) put what they are told in `claims`, never here.
+   */
+  forCall?: (input: any, context: { tabId?: number; service: any }) => CallAnnotations | undefined | Promise<CallAnnotations | undefined>;
 }
+
+/** The part of a tool's annotations one call may narrow (see `ToolAnnotations.forCall`). */
+export type CallAnnotations = Partial<Pick<ToolAnnotations, 'readOnly' | 'destructive' | 'openWorld' | 'pages'>>;
 
 /** What a tool call concerns: a tab (by id) or an address. */
 export interface ToolTarget {

@@ -1,5 +1,6 @@
 import { storage } from 'wxt/utils/storage';
 import { config as zodConfig, type ZodMiniType } from 'zod/mini';
+import type { SidequestDb } from './db';
 
 // Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it. The
 // settings use zod's mini build: the pages read settings too, and it keeps them small.
@@ -9,7 +10,7 @@ type ZodType<T> = ZodMiniType<T, any>;
 
 /** A settings item: versioned, migrated one step at a time, validated when read. */
 export interface Setting<T> {
-  readonly key: string;
+  readonly key: `local:${string}` | `session:${string}`;
   readonly fallback: T;
   /** What a value must look like (a settings file is checked against it before anything is applied). */
   readonly schema: ZodType<T>;
@@ -60,4 +61,50 @@ export function validSetting<T>(key: string, value: unknown, schema: ZodType<T>,
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ');
   console.warn(`[sidequest] The setting ${key} is not valid (${problems}); using the default instead.`);
   return structuredClone(fallback);
+}
+
+/** A setting kept in the extension's IndexedDB. */
+export interface DbSetting<T> {
+  readonly fallback: T;
+  getValue(): Promise<T>;
+  setValue(value: T): Promise<void>;
+}
+
+/**
+ * Defines a setting in the extension's IndexedDB (the core's rows of `pluginData`, key
+ * `core/<name>`), for what content scripts must not be able to change: they can write
+ * `storage.local`, never the extension's database. `legacy`: the `storage.local` setting an older
+ * version used; on first use its value is migrated, moved here and removed there.
+ */
+export function defineDbSetting<T>(db: SidequestDb, name: string, options: { fallback: T; schema: ZodType<T>; legacy?: Setting<T> }): DbSetting<T> {
+  const key = `core/${name}`;
+  let moved: Promise<void> | undefined;
+  const moveLegacy = () =>
+    (moved ??= (async () => {
+      const legacy = options.legacy;
+      if (!legacy) return;
+      if ((await storage.getItem(legacy.key)) === null) return;
+      await legacy.migrate();
+      const value = await legacy.getValue();
+      await db.transaction('rw', db.pluginData, async () => {
+        if (!(await db.pluginData.get(key))) await db.pluginData.put({ key, value });
+      });
+      await storage.removeItem(legacy.key, { removeMeta: true });
+    })().catch((error) => {
+      moved = undefined;
+      console.warn(`[sidequest] could not move ${options.legacy?.key} into the database`, error);
+    }));
+  const check = (value: unknown): T => validSetting(key, value, options.schema, options.fallback);
+  return {
+    fallback: options.fallback,
+    async getValue() {
+      await moveLegacy();
+      const row = await db.pluginData.get(key);
+      return row ? check(row.value) : structuredClone(options.fallback);
+    },
+    async setValue(value) {
+      await moveLegacy();
+      await db.pluginData.put({ key, value: options.schema.parse(value) });
+    },
+  };
 }

@@ -3,7 +3,7 @@ import type { ProviderType, ToolMode } from '@/core/agent/provider';
 import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
-import { defineSetting } from './setting';
+import { defineDbSetting, defineSetting, type DbSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
@@ -60,12 +60,30 @@ export const providerSettingsSchema = z.object({
 /** The shape of `local:conversationModels`. */
 export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
 
-export const providerSettings = defineSetting<ProviderSettings>('local:provider', {
+/**
+ * Where versions up to 0.1 kept the profiles: `local:provider` in `storage.local`, which content
+ * scripts can write (a compromised page could have pointed the agent, and its key, at another
+ * address). Kept only to be moved into IndexedDB by `providerSettingsStore`.
+ */
+export const legacyProviderSettings = defineSetting<ProviderSettings>('local:provider', {
   fallback: migrateProviderSettingsV2({ baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL }),
   schema: providerSettingsSchema as never,
   version: 2,
   migrations: { 2: migrateProviderSettingsV2 },
 });
+
+/**
+ * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
+ * `pluginData`). On first use, what an older version kept in `storage.local` is migrated, moved
+ * here and removed there.
+ */
+export function providerSettingsStore(db: SidequestDb): DbSetting<ProviderSettings> {
+  return defineDbSetting(db, 'provider', {
+    fallback: legacyProviderSettings.fallback,
+    schema: providerSettingsSchema as never,
+    legacy: legacyProviderSettings,
+  });
+}
 
 /** The model picked in the sidebar for a conversation, by conversation id (none: the default profile's). */
 export interface ModelChoice {
@@ -185,7 +203,7 @@ export function validateProviderSettings(input: { baseUrl: string; model: string
 
 /** API keys live in the extension's IndexedDB, never in `storage.local` (content scripts can read that). */
 export class ProviderSecrets {
-  constructor(private readonly db: SidequestDb) {}
+  constructor(readonly db: SidequestDb) {}
 
   /** The key of a profile (the migrated profile's key keeps its version 1 name). */
   private static entry(profileId: string): string {

@@ -94,3 +94,20 @@ describe('list_page_tools says nothing of sites the user has not allowed', () =>
     expect(toListing(view('once')).tools.map((t) => t.name)).toEqual(['page3_steal']);
   });
 });
+
+describe('new list fields from the page', () => {
+  test('keeps a form tool\'s autosubmit flag (a boolean only) and a frame\'s address (one line, capped)', () => {
+    const list = sanitizeList({
+      groups: [
+        { name: 'F', description: '', source: 'webmcp', frame: `https://a.example/x\n${'y'.repeat(500)}`, tools: [
+          { key: 'df:a', name: 'a', description: 'd', inputSchema: {}, form: { autosubmit: 'yes' } },
+          { key: 'df:b', name: 'b', description: 'd', inputSchema: {}, form: { autosubmit: true } },
+        ] },
+      ],
+      problems: [],
+    })!;
+    expect(list.groups[0]!.tools.map((t) => t.form)).toEqual([{ autosubmit: false }, { autosubmit: true }]);
+    expect(list.groups[0]!.frame!.length).toBeLessThanOrEqual(300);
+    expect(list.groups[0]!.frame).not.toContain('\n');
+  });
+});

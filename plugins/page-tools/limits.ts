@@ -91,6 +91,7 @@ export function sanitizeList(raw: unknown): WireToolList | null {
       description: oneLine(str(g.description), L.groupDescription),
       source: g.source === 'webmcp' ? 'webmcp' : 'devtools',
       tools: [],
+      ...(typeof g.frame === 'string' && g.frame ? { frame: oneLine(g.frame, 300) } : {}),
     };
     for (const t of g.tools as unknown[]) {
       if (count >= L.toolsPerPage) {
@@ -140,6 +141,7 @@ export function sanitizeList(raw: unknown): WireToolList | null {
         inputSchema: schema as Record<string, unknown>,
         ...(Object.keys(annotations).length ? { annotations } : {}),
         ...(typeof tool.title === 'string' && tool.title ? { title: oneLine(tool.title, L.title) } : {}),
+        ...(tool.form && typeof tool.form === 'object' ? { form: { autosubmit: tool.form.autosubmit === true } } : {}),
       });
     }
     groups.push(group);

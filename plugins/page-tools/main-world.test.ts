@@ -208,9 +208,10 @@ describe('page tools in the MAIN world', () => {
 
     it('rejects bad names, duplicates and an already aborted signal, as the spec says', async () => {
       const mc = (document as any).modelContext;
-      await expect(mc.registerTool(tool('has space'))).rejects.toThrow(TypeError);
-      await expect(mc.registerTool(tool('x'.repeat(129)))).rejects.toThrow(TypeError);
-      await expect(mc.registerTool({ name: 'nodesc', execute() {} })).rejects.toThrow(/description/);
+      // The spec: a bad name is an InvalidStateError; a missing required member a TypeError.
+      await expect(mc.registerTool(tool('has space'))).rejects.toMatchObject({ name: 'InvalidStateError' });
+      await expect(mc.registerTool(tool('x'.repeat(129)))).rejects.toMatchObject({ name: 'InvalidStateError' });
+      await expect(mc.registerTool({ name: 'nodesc', execute() {} })).rejects.toThrow(TypeError);
       await mc.registerTool(tool('dup'));
       await expect(mc.registerTool(tool('dup'))).rejects.toMatchObject({ name: 'InvalidStateError' });
       await expect(mc.registerTool(tool('early'), { signal: AbortSignal.abort('gone') })).rejects.toBe('gone');
@@ -219,7 +220,7 @@ describe('page tools in the MAIN world', () => {
       const p = mc.registerTool(tool('quick'), { signal: controller.signal });
       controller.abort(new Error('changed my mind'));
       await expect(p).rejects.toThrow('changed my mind');
-      expect(mc.getTools().map((t: { name: string }) => t.name)).toEqual(['dup']);
+      expect((await mc.getTools()).map((t: { name: string }) => t.name)).toEqual(['dup']);
     });
 
     it('supports the older navigator.modelContext API', async () => {

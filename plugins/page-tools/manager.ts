@@ -2,6 +2,7 @@ import { browser, type Browser } from 'wxt/browser';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { oneLine, untrusted } from '@/core/registry/untrusted';
+import { toModelSchema } from '@/core/page/element-schema';
 import { BACKGROUND_LIMITS, sanitizeList } from './limits';
 import { namespacedName, pageToolDescription, siteOf, wrapPageResult } from './naming';
 import type { ConsentDecision, PageTabView, SiteConsent, SitePermission } from './types';
@@ -12,6 +13,7 @@ import {
   type RefreshRequest,
   type RelayToBackground,
   type WireCallResult,
+  type WireCallStatus,
   type WireTool,
   type WireToolList,
 } from './wire';
@@ -36,7 +38,13 @@ interface Mapped {
   pageName: string;
   group: string;
   schema: Record<string, unknown>;
+  frame?: string;
 }
+
+/** How long a form tool without `toolautosubmit` waits for the user's own submit. */
+export const FORM_WAIT_MS = 5 * 60_000;
+/** How long a form that navigated may take to load the page it leads to. */
+const NAVIGATION_WAIT_MS = 15_000;
 
 /** One document of one tab that offers tools: lives as long as its relay's port. */
 class Session {
@@ -53,6 +61,9 @@ class Session {
   mapped = new Map<string, Mapped>();
   disposePlugin: (() => void) | undefined;
   readonly pending = new Map<string, (result: WireCallResult) => void>();
+  /** Calls whose form is waiting for the user's submit (the tool's page name), or navigating. */
+  readonly status = new Map<string, { status: WireCallStatus; tool: string }>();
+  readonly callTools = new Map<string, string>();
   private counter = 0;
 
   constructor(
@@ -65,16 +76,19 @@ class Session {
   }
 
   /** Sends a call to the page and resolves with its result; rejects when `signal` aborts. */
-  call(key: string, input: Record<string, unknown>, signal: AbortSignal): Promise<WireCallResult> {
+  call(key: string, input: Record<string, unknown>, signal: AbortSignal, tool = ''): Promise<WireCallResult> {
     const callId = String(++this.counter);
+    this.callTools.set(callId, tool);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(callId);
+        this.forget(callId);
         this.post({ type: 'cancel', callId, reason: 'The agent stopped waiting for this call.' });
         reject(signal.reason ?? new Error('aborted'));
       };
       this.pending.set(callId, (result) => {
         signal.removeEventListener('abort', onAbort);
+        this.forget(callId);
         resolve(result);
       });
       signal.addEventListener('abort', onAbort, { once: true });
@@ -95,9 +109,30 @@ class Session {
     }
   }
 
-  /** Answers every call still waiting: the document is gone. */
-  failPending(reason: string): void {
-    for (const resolve of this.pending.values()) resolve({ ok: false, error: reason });
+  /** Answers the calls whose form navigated: the tab has loaded the page it led to. */
+  resolveNavigating(result: WireCallResult): void {
+    for (const [callId, entry] of [...this.status]) {
+      if (entry.status !== 'navigating') continue;
+      const resolve = this.pending.get(callId);
+      this.pending.delete(callId);
+      resolve?.(result);
+    }
+  }
+
+  forget(callId: string): void {
+    this.status.delete(callId);
+    this.callTools.delete(callId);
+  }
+
+  /**
+   * Answers every call still waiting: the document is gone. A form that was submitting (the page
+   * said it navigates) gets the page it led to instead, from `afterNavigation`.
+   */
+  failPending(reason: string, afterNavigation?: () => Promise<WireCallResult>): void {
+    for (const [callId, resolve] of this.pending) {
+      if (this.status.get(callId)?.status === 'navigating' && afterNavigation) void afterNavigation().then(resolve);
+      else resolve({ ok: false, error: reason });
+    }
     this.pending.clear();
   }
 }
@@ -127,6 +162,11 @@ export class PageToolsManager {
     browser.tabs.onUpdated.addListener((tabId, info) => {
       const session = this.sessions.get(tabId);
       if (!session) return;
+      // A form that navigated: the tab has loaded where it led (the old document's port may
+      // linger in the back-forward cache, so this does not wait for its disconnect).
+      if (info.status === 'complete' && [...session.status.values()].some((s) => s.status === 'navigating')) {
+        void this.afterNavigation(tabId).then((result) => session.resolveNavigating(result));
+      }
       if (info.url && originOf(info.url) !== session.origin) {
         this.drop(tabId, 'The tab moved to another site.');
       } else if (info.title && info.title !== session.title) {
@@ -176,16 +216,22 @@ export class PageToolsManager {
       discoveryMs: session.list?.discoveryMs ?? 0,
       updatedAt: session.updatedAt,
       problems: session.list?.problems ?? [],
+      ...(session.status.size
+        ? { waiting: [...session.status.values()].filter((w) => w.status === 'waiting-user').map((w) => ({ tool: w.tool })) }
+        : {}),
       groups: (session.list?.groups ?? []).map((g) => ({
         name: g.name,
         description: g.description,
         source: g.source,
+        ...(g.frame ? { frame: g.frame } : {}),
         tools: g.tools.map((t) => ({
           name: t.name,
           modelName: byKey.get(t.key) ?? '',
           description: t.description,
           ...(t.title ? { title: t.title } : {}),
           ...(t.annotations?.readOnlyHint ? { readOnly: true } : {}),
+          ...(t.form ? { form: true } : {}),
+          ...(g.frame ? { frame: g.frame } : {}),
         })),
       })),
     };
@@ -283,6 +329,12 @@ export class PageToolsManager {
           this.replace(tabId, session);
         }
         this.throttle(session!, clean);
+      } else if (message.type === 'status' && typeof message.callId === 'string') {
+        const s = current();
+        if (s?.pending.has(message.callId) && (message.status === 'waiting-user' || message.status === 'navigating')) {
+          s.status.set(message.callId, { status: message.status, tool: s.callTools.get(message.callId) ?? '' });
+          this.changed();
+        }
       } else if (message.type === 'result' && typeof message.callId === 'string') {
         const s = current();
         const resolve = s?.pending.get(message.callId);
@@ -316,7 +368,23 @@ export class PageToolsManager {
     session.queueTimer = undefined;
     session.disposePlugin?.();
     session.disposePlugin = undefined;
-    session.failPending(reason);
+    session.failPending(reason, () => this.afterNavigation(session.tabId));
+  }
+
+  /**
+   * Where a submitted form led: the tab's address and title once it has loaded (the browser's
+   * word, not the page's), for the form tool's result.
+   */
+  private async afterNavigation(tabId: number): Promise<WireCallResult> {
+    const deadline = Date.now() + NAVIGATION_WAIT_MS;
+    for (;;) {
+      const tab = await browser.tabs.get(tabId).catch(() => undefined);
+      if (!tab) return { ok: false, error: 'The form was submitted, then the tab was closed.' };
+      if (tab.status === 'complete' || Date.now() > deadline) {
+        return { ok: true, json: JSON.stringify({ submitted: true, navigated: true, url: tab.url ?? '', title: tab.title ?? '', ...(tab.status === 'complete' ? {} : { note: 'The new page had not finished loading.' }) }) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
   }
 
   /**
@@ -364,23 +432,23 @@ export class PageToolsManager {
     const previous = new Map([...session.mapped.entries()].map(([modelName, m]) => [m.key, modelName]));
     const mapped = new Map<string, Mapped>();
     const taken = new Set<string>();
-    const tools: Array<{ tool: WireTool; group: string }> = [];
-    for (const group of session.list?.groups ?? []) for (const tool of group.tools) tools.push({ tool, group: group.name });
+    const tools: Array<{ tool: WireTool; group: string; frame?: string }> = [];
+    for (const group of session.list?.groups ?? []) for (const tool of group.tools) tools.push({ tool, group: group.name, frame: group.frame });
     // Keep the names the model already knows, then name the new ones.
-    for (const { tool, group } of tools) {
+    for (const { tool, group, frame } of tools) {
       const kept = previous.get(tool.key);
       if (kept && !taken.has(kept)) {
         taken.add(kept);
-        mapped.set(kept, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema });
+        mapped.set(kept, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema, frame });
       }
     }
     const named = new Set([...mapped.values()].map((m) => m.key));
-    for (const { tool, group } of tools) {
+    for (const { tool, group, frame } of tools) {
       if (named.has(tool.key)) continue;
       named.add(tool.key);
       const name = namespacedName(session.tabId, tool.name, taken);
       taken.add(name);
-      mapped.set(name, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema });
+      mapped.set(name, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema, frame });
     }
     session.mapped = mapped;
   }
@@ -426,8 +494,12 @@ export class PageToolsManager {
           group: m.group,
           description: wire?.description ?? '',
           readOnly: wire?.annotations?.readOnlyHint,
+          frame: m.frame,
+          form: wire?.form,
         }),
         inputSchema: modelSchema(m.schema),
+        // A form the user submits themselves may take them a while.
+        ...(wire?.form && !wire.form.autosubmit ? { timeoutMs: FORM_WAIT_MS } : {}),
         // The page decides what its tool does, with the user's session on that site: taken as
         // acting until a policy says otherwise. What the page says of it is only a claim.
         annotations: {
@@ -438,7 +510,7 @@ export class PageToolsManager {
           target: () => ({ tabId: session.tabId, url: session.url }),
           claims: pageClaims(wire?.annotations),
         },
-        execute: (input: Record<string, unknown>, context) => this.execute(session, m, input, context.signal),
+        execute: (input: Record<string, unknown>, context) => this.execute(session, m, input, context.signal, wire?.annotations?.untrustedContentHint === true),
       };
     });
     return {
@@ -451,13 +523,19 @@ export class PageToolsManager {
     };
   }
 
-  private async execute(session: Session, m: Mapped, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  private async execute(session: Session, m: Mapped, input: Record<string, unknown>, signal: AbortSignal, untrustedHint = false): Promise<unknown> {
     if (this.sessions.get(session.tabId) !== session) {
       throw new Error(`The page in tab ${session.tabId} changed: its tool "${m.pageName}" is gone. Call list_page_tools to see what it offers now.`);
     }
     // No tab look-up here: the port belongs to one document, whose origin came from `sender`, so a
     // call can only ever run in that document (a tab that moved to another site dropped it).
-    const result = await session.call(m.key, withDefaults(input, m.schema), signal);
+    let result: WireCallResult;
+    try {
+      result = await session.call(m.key, withDefaults(input, m.schema), signal, m.pageName);
+    } finally {
+      // A form that waited for the user is no longer waiting, whatever the outcome.
+      this.changed();
+    }
     if (!result.ok) {
       // The page wrote the error: it reaches the model inside the envelope, like a result.
       throw new Error(`The page's tool "${m.pageName}" (${siteOf(session.origin)}) failed. What the page said: ${untrusted(`error from page tool "${m.pageName}" of ${session.origin}`, result.error)}`);
@@ -472,7 +550,7 @@ export class PageToolsManager {
         throw new Error(`The page's tool "${m.pageName}" returned something that is not JSON.`);
       }
     }
-    return wrapPageResult(session.origin, m.pageName, value);
+    return wrapPageResult(session.origin, m.pageName, value, untrustedHint);
   }
 
   /** Sends the tab a refresh request; injects the bridge first when the tab has none. */
@@ -527,7 +605,7 @@ export class PageToolsManager {
 function pageClaims(annotations: Record<string, boolean> | undefined): ToolAnnotations['claims'] {
   if (!annotations) return undefined;
   const claims: NonNullable<ToolAnnotations['claims']> = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint'] as const) {
+  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'untrustedContentHint'] as const) {
     if (typeof annotations[key] === 'boolean') claims[key] = annotations[key];
   }
   return Object.keys(claims).length ? claims : undefined;
@@ -542,9 +620,12 @@ export function originOf(url: string): string {
   }
 }
 
-/** The schema the model is sent: always an object of named arguments (`{}` means no arguments). */
+/**
+ * The schema the model is sent: always an object of named arguments (`{}` means no arguments),
+ * with element parameters (`"x-mcp-type": "HTMLElement"`) offered as a reference or a CSS selector.
+ */
 export function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...schema, type: 'object' };
+  const out: Record<string, unknown> = { ...toModelSchema(schema), type: 'object' };
   if (out.properties === undefined || typeof out.properties !== 'object') out.properties = {};
   return out;
 }

@@ -135,6 +135,8 @@ export function startRelay(win: Window, runtime: RelayRuntime): { dispose(): voi
       if (message.requestId) waiting.get(message.requestId)?.(list);
     } else if (message.type === 'result' && typeof message.callId === 'string' && isCallResult(message.result)) {
       send({ type: 'result', callId: message.callId, result: message.result });
+    } else if (message.type === 'status' && typeof message.callId === 'string' && (message.status === 'waiting-user' || message.status === 'navigating')) {
+      send({ type: 'status', callId: message.callId.slice(0, 100), status: message.status });
     }
   }
 

@@ -23,12 +23,18 @@ export interface PageToolView {
   description: string;
   title?: string;
   readOnly?: boolean;
+  /** A declarative WebMCP form. */
+  form?: boolean;
+  /** Found in a same-origin child frame: its address. */
+  frame?: string;
 }
 
 export interface PageToolGroupView {
   name: string;
   description: string;
   source: PageToolSource;
+  /** Found in a same-origin child frame: its address. */
+  frame?: string;
   tools: PageToolView[];
 }
 
@@ -48,4 +54,6 @@ export interface PageTabView {
   offered: boolean;
   discoveryMs: number;
   updatedAt: number;
+  /** Declarative form tools the agent filled that wait for the user's own submit. */
+  waiting?: Array<{ tool: string }>;
 }

@@ -33,6 +33,8 @@ export interface WireTool {
   /** WebMCP annotations, when given (readOnlyHint, untrustedContentHint…). */
   annotations?: Record<string, boolean>;
   title?: string;
+  /** A declarative WebMCP form (`<form toolname>`): submitted by the call itself, or by the user. */
+  form?: { autosubmit: boolean };
 }
 
 export interface WireGroup {
@@ -40,7 +42,12 @@ export interface WireGroup {
   description: string;
   source: PageToolSource;
   tools: WireTool[];
+  /** Tools found in a same-origin child frame: that frame's address. */
+  frame?: string;
 }
+
+/** What a running call reports before its result: waiting for the user's submit, or the form navigated. */
+export type WireCallStatus = 'waiting-user' | 'navigating';
 
 /** What one discovery (or a WebMCP change) found in the page. */
 export interface WireToolList {
@@ -61,7 +68,8 @@ export type WireCallResult =
 /** MAIN world → isolated relay. */
 export type MainToIsolated =
   | { type: 'tools'; list: WireToolList; requestId?: string }
-  | { type: 'result'; callId: string; result: WireCallResult };
+  | { type: 'result'; callId: string; result: WireCallResult }
+  | { type: 'status'; callId: string; status: WireCallStatus };
 
 /** Isolated relay → MAIN world. */
 export type IsolatedToMain =
@@ -72,7 +80,8 @@ export type IsolatedToMain =
 /** Relay → background, over the port. */
 export type RelayToBackground =
   | { type: 'tools'; list: WireToolList; title: string; url: string }
-  | { type: 'result'; callId: string; result: WireCallResult };
+  | { type: 'result'; callId: string; result: WireCallResult }
+  | { type: 'status'; callId: string; status: WireCallStatus };
 
 /** Background → relay, over the port. */
 export type BackgroundToRelay =

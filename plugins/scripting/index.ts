@@ -3,10 +3,14 @@ import { browser, type Browser } from 'wxt/browser';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { RUNNER_KEY } from './page-runner';
-import { loadQuickJS } from './quickjs';
-import { Sandbox } from './sandbox';
+import { scriptingJobs } from './offscreen';
 import { scriptingSchemas } from './schemas';
 import type { CodeOutcome } from './user-code';
+
+/** Runs code in the QuickJS sandbox (`Sandbox`, in a worker in the extension). */
+export interface SandboxService {
+  run(code: string): Promise<CodeOutcome>;
+}
 
 /** The runner script's path in the build (entrypoints/scripting-page-runner.ts). */
 const RUNNER_FILE = '/scripting-page-runner.js';
@@ -124,12 +128,12 @@ async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
 }
 
 /** The built-in `scripting` plugin: `execute_script` in a page's main world or in the sandbox. */
-export const scriptingPlugin = definePlugin<Sandbox>({
+export const scriptingPlugin = definePlugin<SandboxService>({
   id: 'scripting',
   name: 'Scripts',
   description: 'Runs JavaScript in a tab\'s page (its DOM, variables and functions) or in a sandbox for pure computation.',
   tools: [
-    defineTool<FromSchema<typeof scriptingSchemas.execute_script>, ScriptResult, Sandbox>({
+    defineTool<FromSchema<typeof scriptingSchemas.execute_script>, ScriptResult, SandboxService>({
       name: 'execute_script',
       description:
         'Run JavaScript. target "page": in the tab\'s main world, sharing window with the page (read or change its DOM, read its variables, call its functions); default tab: the active one. target "sandbox": pure computation with no DOM, page, network or timers, stopped after 5 s. code is one expression (its value is returned) or an async function body (use return). The value comes back as JSON (DOM nodes described, functions and class instances named); a thrown error comes back with its message.',
@@ -142,6 +146,8 @@ export const scriptingPlugin = definePlugin<Sandbox>({
         pages: true,
         target: (input: { target?: string; tab_id?: number }, context) =>
           input.target === 'sandbox' ? undefined : { tabId: input.tab_id ?? context.tabId },
+        // In the sandbox, code reaches nothing: no page, network, file or extension API.
+        forCall: (input: { target?: string }) => (input.target === 'sandbox' ? { readOnly: true, destructive: false, openWorld: false, pages: false } : undefined),
       },
       async execute({ code, target, tab_id }, context) {
         if (target === 'sandbox') return toScriptResult(await context.service.run(code), { target });
@@ -151,5 +157,6 @@ export const scriptingPlugin = definePlugin<Sandbox>({
       },
     }),
   ],
-  setup: () => ({ service: new Sandbox(loadQuickJS) }),
+  // The sandbox runs in a worker (offscreen.ts); tests hand the tool a `Sandbox` directly.
+  setup: (ctx) => ({ service: { run: (code) => ctx.offscreen(scriptingJobs, 'runSandbox', { code }) } }),
 });

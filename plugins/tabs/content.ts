@@ -18,6 +18,66 @@ export interface TabContent {
   used_selector: string;
   /** Present and true when `content` is the model's summary under `prompt`. */
   summarized?: true;
+  /** With `element_refs`: the elements shown, with references (a JSON list in the untrusted envelope). */
+  elements?: string;
+}
+
+/** How many elements `element_refs` lists at most. */
+export const MAX_LISTED_ELEMENTS = 300;
+
+/** One listed element, as it crosses from the page: page data, checked and cut here. */
+export interface ListedElement {
+  ref: string;
+  tag: string;
+  id?: string;
+  text?: string;
+  selector: string;
+}
+
+/** Cleans what the page side listed (a page could have planted its own registry): shape, sizes, count. */
+export function cleanListedElements(raw: unknown): ListedElement[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ListedElement[] = [];
+  for (const item of raw.slice(0, MAX_LISTED_ELEMENTS)) {
+    if (!item || typeof item !== 'object') continue;
+    const { ref, tag, id, text, selector } = item as Record<string, unknown>;
+    if (typeof ref !== 'string' || !/^@[a-z0-9]{4,12}\.\d{1,9}$/.test(ref) || typeof tag !== 'string' || typeof selector !== 'string') continue;
+    out.push({
+      ref,
+      tag: tag.slice(0, 40),
+      ...(typeof id === 'string' && id ? { id: id.slice(0, 100) } : {}),
+      ...(typeof text === 'string' && text ? { text: text.slice(0, 100) } : {}),
+      selector: selector.slice(0, 400),
+    });
+  }
+  return out;
+}
+
+/** The registry the injected script keeps in the tab's MAIN world (core/page/element-refs.ts). */
+const ELEMENT_REFS_SYMBOL = 'sidequest.element-refs';
+
+/** Lists the tab's elements with references, in its MAIN world (where page tools see the same ones). */
+async function listTabElements(tabId: number, url: string, selector: string | undefined): Promise<ListedElement[]> {
+  const target: Browser.scripting.InjectionTarget = { tabId };
+  try {
+    await browser.scripting.executeScript({ target, world: 'MAIN', files: ['/tabs-element-refs.js'] });
+    const [first] = await browser.scripting.executeScript({
+      target,
+      world: 'MAIN',
+      func: (key: string, root: string | null, max: number) => {
+        const refs = (window as unknown as Record<symbol, { listElements?: (root?: string, max?: number) => unknown } | undefined>)[Symbol.for(key)];
+        try {
+          return typeof refs?.listElements === 'function' ? refs.listElements(root ?? undefined, max) : [];
+        } catch {
+          return [];
+        }
+      },
+      args: [ELEMENT_REFS_SYMBOL, selector ?? null, MAX_LISTED_ELEMENTS],
+    });
+    return cleanListedElements(first?.result);
+  } catch (error) {
+    throw injectionError(tabId, url, error);
+  }
 }
 
 /** Sites whose pages browsers never let extensions script. */
@@ -147,7 +207,7 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
     inputSchema: tabsSchemas.get_tab_content,
     timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
     annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
-    async execute({ tab_id, selector, prompt, max_length }, { signal, service, conversationId }) {
+    async execute({ tab_id, selector, prompt, max_length, element_refs }, { signal, service, conversationId }) {
       let tab = await getTabOrThrow(tab_id);
       const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
@@ -159,13 +219,17 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
         throw new Error(reading.error);
       }
       const title = reading.title || tab.title || '';
+      // The elements' texts are the page's words: they travel in the envelope too.
+      const elements = element_refs
+        ? { elements: untrusted(`elements of tab ${tab_id} (${reading.url || url})`, await listTabElements(tab_id, url, selector)) }
+        : {};
       if (prompt?.trim()) {
         if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
         const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
         const limited = limitText(summary, max_length);
-        return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true };
+        return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true, ...elements };
       }
       const limited = limitText(reading.markdown, max_length);
-      return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector };
+      return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, ...elements };
     },
 });

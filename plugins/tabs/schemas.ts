@@ -19,6 +19,10 @@ export const tabsSchemas = {
     properties: {
       tab_id: { type: 'integer', description: 'The tab to read (from list_tabs).' },
       selector: { type: 'string', minLength: 1, description: 'CSS selector: read only the first element it matches. Leave out to read the main content.' },
+      element_refs: {
+        type: 'boolean',
+        description: 'Also list the elements shown (links, buttons, form fields, headings), each with an element reference like "@k3f9q2.7", its text and a CSS selector, to point at them later: a page tool that takes an element accepts the reference.',
+      },
       ...READING_OPTIONS,
     },
     required: ['tab_id'],

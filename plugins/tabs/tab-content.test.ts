@@ -1,7 +1,7 @@
 // get_tab_content's checks before it touches a tab, and the reader it injects (on happy-dom).
 import { describe, expect, test } from 'vitest';
 import { readPage } from '@/core/extract/page';
-import { unreadableReason } from '@/plugins/tabs/content';
+import { cleanListedElements, MAX_LISTED_ELEMENTS, unreadableReason } from '@/plugins/tabs/content';
 import { tabsSchemas } from '@/plugins/tabs/schemas';
 import { parseHtml } from '@/tests/unit/helpers/dom';
 
@@ -47,6 +47,23 @@ describe('the injected reader', () => {
 });
 
 test('get_tab_content keeps the contract\'s parameters', () => {
-  expect(Object.keys(tabsSchemas.get_tab_content.properties)).toEqual(['tab_id', 'selector', 'prompt', 'max_length']);
+  // The contract's four, and element_refs (optional: element references on request, issue 10).
+  expect(Object.keys(tabsSchemas.get_tab_content.properties)).toEqual(['tab_id', 'selector', 'element_refs', 'prompt', 'max_length']);
   expect(tabsSchemas.get_tab_content.required).toEqual(['tab_id']);
+});
+
+describe('element_refs: the listed elements', () => {
+  test('are page data: checked for shape, cut in size and count', () => {
+    const good = { ref: '@abcd12.3', tag: 'button', id: 'buy', text: 'Buy now', selector: '#buy' };
+    expect(cleanListedElements([good, { ...good, ref: 'not-a-ref' }, { tag: 'a' }, null, 'x'])).toEqual([good]);
+    expect(cleanListedElements({ not: 'a list' })).toEqual([]);
+    const long = cleanListedElements([{ ...good, text: 'x'.repeat(1000), selector: 's'.repeat(1000) }])[0]!;
+    expect(long.text!.length).toBe(100);
+    expect(long.selector.length).toBe(400);
+    expect(cleanListedElements(Array.from({ length: 1000 }, () => good))).toHaveLength(MAX_LISTED_ELEMENTS);
+  });
+
+  test('are asked for with element_refs', () => {
+    expect(tabsSchemas.get_tab_content.properties.element_refs.type).toBe('boolean');
+  });
 });

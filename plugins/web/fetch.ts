@@ -36,7 +36,16 @@ export interface WebFetchDeps {
    * own address, and the loopback origins the tests allowed. Absent: none may.
    */
   allowLocal?(url: URL): boolean | Promise<boolean>;
+  /**
+   * Watches the next request of `url` for a redirect and tells where it points (see
+   * redirects.ts): browsers hide the target of a `redirect: 'manual'` answer from the fetch itself.
+   * Absent (or seeing nothing), a hidden redirect is not followed.
+   */
+  watchRedirect?: RedirectWatch;
 }
+
+/** A watch set on one address before it is requested; `location` is the redirect's target, if seen. */
+export type RedirectWatch = (url: string) => { location(): Promise<string | null>; stop(): void };
 
 /** Redirects followed at most; each hop is checked like the first address. */
 export const MAX_REDIRECTS = 10;
@@ -225,8 +234,8 @@ async function checkLocal(url: URL, deps: WebFetchDeps, from?: string): Promise<
  * GETs `url`, following redirects itself (at most `MAX_REDIRECTS`) so that every hop's address
  * is checked before it is requested: a public page must not redirect the agent into the user's
  * network. Chromium and Firefox hide a redirect's target from extensions (an `opaqueredirect`
- * answer, no Location): there it asks again letting the browser follow, and checks the final
- * address only; SECURITY.md says what that leaves open.
+ * answer, no Location): there the target comes from `deps.watchRedirect`, and a redirect whose
+ * target nobody saw is not followed.
  */
 async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps): Promise<Response> {
   const init: RequestInit = {
@@ -241,26 +250,26 @@ async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps): P
   let from: string | undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     await checkLocal(url, deps, from);
-    const response = await deps.fetch(url.href, init);
-    if (response.type === 'opaqueredirect') {
-      const followed = await deps.fetch(url.href, { ...init, redirect: 'follow' });
-      const final = followed.url ? new URL(followed.url) : url;
-      if (final.href !== url.href) {
-        try {
-          await checkLocal(final, deps, url.href);
-        } catch (error) {
-          void followed.body?.cancel().catch(() => undefined);
-          throw error;
+    const watch = deps.watchRedirect?.(url.href);
+    let location: string | null;
+    try {
+      const response = await deps.fetch(url.href, init);
+      if (response.type === 'opaqueredirect') {
+        location = (await watch?.location()) ?? null;
+        if (location === null) {
+          throw new Error(`${url.href} answered with a redirect whose target the browser did not show, so web_fetch did not follow it: it checks every address before requesting it. If you know where the page moved, fetch that address.`);
         }
+      } else {
+        location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
+        if (location === null) {
+          // Where the response came from, for `final_url` (a Response made by hand has no url).
+          return Object.assign(response, { hopUrl: response.url || url.href });
+        }
+        void response.body?.cancel().catch(() => undefined);
       }
-      return followed;
+    } finally {
+      watch?.stop();
     }
-    const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
-    if (location === null) {
-      // Where the response came from, for `final_url` (a Response made by hand has no url).
-      return Object.assign(response, { hopUrl: response.url || url.href });
-    }
-    void response.body?.cancel().catch(() => undefined);
     let next: URL;
     try {
       next = new URL(location, url);

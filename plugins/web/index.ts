@@ -1,9 +1,9 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { webRequestRedirects } from './redirects';
 import { summarize } from '@/core/agent/summarize';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
-import { providerSettings } from '@/core/storage/settings';
 import { webFetch, FETCH_TIMEOUT_MS, type WebFetchDeps, type WebFetchResult } from './fetch';
 import { localAllowList } from './local-allow';
 import { webJobs } from './offscreen';
@@ -60,7 +60,7 @@ export const webPlugin = definePlugin<WebService>({
   tools: [webSearchTool, webFetchTool],
   setup(ctx) {
     // The user's model providers (a local Ollama, say) are theirs to reach.
-    const allowLocal = localAllowList(ctx.storage, async () => (await providerSettings.getValue()).profiles.map((p) => p.baseUrl));
+    const allowLocal = localAllowList(ctx.storage, ctx.configuredOrigins);
     const search = new SearchService(searchStore(ctx.storage), {
       fetch: (input, init) => fetch(input, init),
       parsePage: (engine, html, url) => ctx.offscreen(webJobs, 'parseSearchPage', { engine, html, url }),
@@ -74,6 +74,7 @@ export const webPlugin = definePlugin<WebService>({
         fetch: {
           fetch: (url, init) => fetch(url, init),
           allowLocal,
+          watchRedirect: webRequestRedirects(),
           htmlToMarkdown: async (html, url) => (await ctx.offscreen(webJobs, 'extractHtml', { html, url })).markdown,
           summarize: async (request) => summarize(await ctx.getModelClient(), request),
         },

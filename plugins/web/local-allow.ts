@@ -16,7 +16,8 @@ function originOf(value: string): string {
 
 /**
  * Which local-network addresses `web_fetch` may request:
- * - the configured model provider's origin (Ollama on localhost is the default provider);
+ * - the origins the user set up in settings (`ctx.configuredOrigins`: the model providers', Ollama
+ *   on localhost by default);
  * - loopback origins listed by the end-to-end tests, which serve their pages on 127.0.0.1. Tests
  *   write a JSON array of origins (`["http://127.0.0.1:41234"]`) under `web.test.localOrigins` in
  *   the `secrets` table from an extension page (tests/e2e/helpers.mjs `allowLocalOrigins`). No
@@ -24,11 +25,10 @@ function originOf(value: string): string {
  *   extension's IndexedDB; only loopback origins are taken, anything else is ignored. The same
  *   mechanism as the search engines' test endpoints (search/settings.ts `searchEndpoints`).
  */
-export function localAllowList(storage: PluginStorage, providerBaseUrls: () => Promise<string[]>): (url: URL) => Promise<boolean> {
+export function localAllowList(storage: PluginStorage, configuredOrigins: () => Promise<Set<string>>): (url: URL) => Promise<boolean> {
   const tests = storage.secret(TEST_LOCAL_ORIGINS_NAME);
   return async (url) => {
-    const providers = await providerBaseUrls().catch(() => [] as string[]);
-    if (providers.some((base) => originOf(base) === url.origin)) return true;
+    if ((await configuredOrigins().catch(() => new Set<string>())).has(url.origin)) return true;
     return (await testLocalOrigins(() => tests.getValue())).includes(url.origin);
   };
 }

@@ -240,6 +240,25 @@ describe('web_fetch', () => {
     expect(await rejects(run({ url: `${base}/loop` }))).toMatch(/redirected more than 10 times/);
   });
 
+  test('a redirect the browser hides (opaqueredirect) is followed only to the target the watch saw, after it is checked', async () => {
+    const requested: string[] = [];
+    const opaque = { type: 'opaqueredirect', status: 0, ok: false, headers: new Headers(), body: null, url: '' } as unknown as Response;
+    const hidden = (target: string | null): Partial<WebFetchDeps> => ({
+      fetch: async (input, init) => {
+        requested.push(String(input));
+        return String(input).endsWith('/hidden') ? opaque : fetch(input, init);
+      },
+      watchRedirect: (url) => ({ location: async () => (url.endsWith('/hidden') ? target : null), stop: () => undefined }),
+    });
+    const signal = new AbortController().signal;
+    expect(await rejects(webFetch({ url: `${base}/hidden` }, signal, deps(hidden('http://192.168.1.1/admin'))))).toMatch(/192\.168\.1\.1\/admin points at the local network .*a redirect from .*\/hidden/);
+    expect(requested.some((u) => u.includes('192.168.1.1'))).toBe(false);
+    expect(await rejects(webFetch({ url: `${base}/hidden` }, signal, deps(hidden(null))))).toMatch(/redirect whose target the browser did not show/);
+    const followed = await webFetch({ url: `${base}/hidden` }, signal, deps(hidden('/notes.txt')));
+    expect(followed.final_url).toBe(`${base}/notes.txt`);
+    expect(followed.content).toContain('Line one');
+  });
+
   test('the tests\' allow-list takes loopback origins only', async () => {
     const list = JSON.stringify(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://192.168.1.1', 'https://evil.example', 'http://127.0.0.1:8080/path', 42]);
     expect(await testLocalOrigins(async () => list)).toEqual(['http://127.0.0.1:8080', 'http://localhost:3000']);

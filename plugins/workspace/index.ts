@@ -35,7 +35,13 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
           'Write a file in the workspace (a private folder in the browser), creating its folders. content is text, or a data: URL for binary data. An existing file is replaced whole; the write is atomic. Returns the path, size in bytes and whether the file is new.',
         inputSchema: workspaceSchemas.opfs_write,
         // Replaces a file whole: what was there is gone.
-        annotations: { readOnly: false, destructive: true, openWorld: false },
+        annotations: {
+          readOnly: false,
+          destructive: true,
+          openWorld: false,
+          // A new file overwrites nothing: only writing over an existing one asks.
+          forCall: async ({ path }: { path: string }, { service }: { service: WorkspaceService }) => ((await service.workspace.exists(path)) ? undefined : { destructive: false }),
+        },
         async execute({ path, content }, { service: { workspace, changed } }) {
           const data = parseDataUrl(content);
           const result = await workspace.write(path, data ? data.bytes : content);

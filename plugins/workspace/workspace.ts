@@ -69,6 +69,22 @@ export class Workspace {
     return { path: path.display, size: bytes.byteLength, created: existing === null };
   }
 
+  /** Whether anything (a file or a folder) is at `path`; false for a path that cannot be. */
+  async exists(pathInput: string): Promise<boolean> {
+    let path: WorkspacePath;
+    try {
+      path = normalizePath(pathInput, { allowRoot: false });
+    } catch {
+      return false;
+    }
+    try {
+      const dir = await this.folder(path.segments.slice(0, -1), { create: false, path });
+      return (await entryKind(dir, path.segments.at(-1)!)) !== null;
+    } catch {
+      return false;
+    }
+  }
+
   /** The file at `path`, or an error saying what is there instead. */
   async file(pathInput: string): Promise<{ path: WorkspacePath; file: File }> {
     const path = normalizePath(pathInput, { allowRoot: false });

@@ -369,6 +369,36 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
+    test('a sandbox script busy for its full 5 s does not hold up the background: a message meanwhile answers at once', async (t) => {
+      model.reset();
+      model.setScript((req) =>
+        req.last?.role === 'tool'
+          ? { text: `Spun: ${contentText(req.last).slice(0, 120)}` }
+          : { toolCalls: [{ name: 'execute_script', arguments: { target: 'sandbox', code: 'while (true) {}' } }] },
+      );
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Spin for a while');
+      const deadline = Date.now() + 20_000;
+      while (!model.requests[0]?.lastByteAt && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      // The call is approved and its code is looping now (it is stopped 5 s after it starts).
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(model.requests.length, 1, 'the script is still running');
+      const probe = await sidebar.evaluate(async () => {
+        const api = globalThis.browser ?? globalThis.chrome;
+        const start = performance.now();
+        const reply = await api.runtime.sendMessage({ id: 1, type: 'listConversations', data: undefined, timestamp: Date.now() });
+        return { ms: performance.now() - start, listed: Array.isArray(reply?.res) };
+      });
+      t.diagnostic(`${browserName}: the background answered in ${probe.ms.toFixed(0)} ms while the sandbox looped`);
+      assert.equal(probe.listed, true);
+      assert.ok(probe.ms < 1000, `the background answered in ${probe.ms.toFixed(0)} ms while the sandbox looped`);
+      await sidebar.waitForText('Spun:', { timeout: 30_000 });
+      await waitForIdle(sidebar);
+      assert.match(contentText(model.requests[1].last), /ran longer than 5 s and was stopped/);
+      await sidebar.close();
+    });
+
     test('sub-agent: a researcher reads a served page, its steps show nested, its answer reaches the parent', async (t) => {
       const tab = await h.newPage(site.url('/quokka.html'));
       model.reset();

@@ -14,24 +14,28 @@ const PAGES = {
   },
 };
 
-/** @param {{ pages?: Record<string, { type: string, body: string, headers?: Record<string,string> }> }} [options] */
+/** @param {{ pages?: Record<string, { type: string, body: string, status?: number, headers?: Record<string,string> }> }} [options] */
 export async function startFixtureServer(options = {}) {
   const pages = { ...PAGES, ...options.pages };
+  /** The paths asked for, in order. */
+  const requests = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(url.pathname);
     const page = pages[url.pathname];
     if (!page) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': page.type, ...page.headers });
+    res.writeHead(page.status ?? 200, { 'content-type': page.type, ...page.headers });
     res.end(page.body);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
     origin: `http://127.0.0.1:${port}`,
+    requests,
     url: (p) => `http://127.0.0.1:${port}${p}`,
     add(p, page) {
       pages[p] = page;

@@ -177,5 +177,83 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('256 page tools', { within: '.page-tools' });
       await sidebar.screenshot(screenshotPath(browserName, 'security-flood'));
     });
+
+    test('XSS payloads in what the settings, the popup and the conversation list show (a profile\'s name and model, a file\'s name, a conversation\'s title) render inert', async (t) => {
+      // Away from the flood: the hostile tools page again (the popup shows its tools).
+      await app.raw.goto(site.url('/xss.html'));
+      // A conversation titled with payloads, and a workspace file named with two (names cannot hold "/").
+      const fileName = `${xss[8]} ${xss[9]}.txt`;
+      model.reset();
+      model.setScript((req) =>
+        req.last?.role === 'tool' ? { text: `Wrote: ${contentText(req.last)}` } : { toolCalls: [{ name: 'opfs_write', arguments: { path: fileName, content: xss.join('\n') } }] },
+      );
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, `${xss[0]} ${xss[8]}`);
+      // textContent: the flood's tools panel may push the answer out of view (no innerText in Firefox).
+      await sidebar.waitFor(() => [...document.querySelectorAll('main article')].some((a) => a.textContent.includes('Wrote:')), undefined, { timeout: 60_000 });
+      await waitForIdle(sidebar);
+      assert.match(contentText(model.requests[1].last), /"size":/, 'the file was written');
+      // A provider profile whose name and model are payloads, saved as the options page saves one.
+      const saved = await sidebar.evaluate(async ({ name, modelName, baseUrl }) => {
+        const api = globalThis.browser ?? globalThis.chrome;
+        const reply = await api.runtime.sendMessage({ id: 7, type: 'saveProvider', data: { id: 'new', name, type: 'openai-compatible', baseUrl, model: modelName }, timestamp: Date.now() });
+        return reply?.err?.message ?? 'saved';
+      }, { name: xss[0], modelName: xss[8], baseUrl: model.url });
+      assert.equal(saved, 'saved');
+
+      /** What is live on a page: a payload's flag, handlers, loading elements, javascript: links. */
+      const inertState = (page) =>
+        page.evaluate(() => ({
+          pwned: window.__pwned ?? null,
+          handlers: [...document.querySelectorAll('*')].filter((el) => el.getAttributeNames().some((a) => a.startsWith('on'))).map((el) => el.outerHTML.slice(0, 120)),
+          live: [...document.querySelectorAll('iframe, object, embed, script:not([src]), img, details[open] details, math, style:not([data-vite-dev-id])')]
+            .filter((el) => !(el.tagName === 'IMG' && el.src.startsWith(location.origin)) && !(el.tagName === 'STYLE' && !/beacon|@import/.test(el.textContent)))
+            .map((el) => el.outerHTML.slice(0, 120)),
+          jsLinks: [...document.querySelectorAll('a[href]')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href'))).length,
+          text: document.body.textContent + [...document.querySelectorAll('input, textarea, select')].map((el) => el.value).join(' '),
+        }));
+      const check = async (page, where, shown) => {
+        await new Promise((resolve) => setTimeout(resolve, 500)); // Time for anything that would load or run.
+        const state = await inertState(page);
+        assert.equal(state.pwned, null, `${where}: no payload ran`);
+        assert.deepEqual(state.handlers, [], `${where}: no event handler attribute`);
+        assert.deepEqual(state.live, [], `${where}: no payload became an element`);
+        assert.equal(state.jsLinks, 0, `${where}: no javascript: link`);
+        for (const text of shown) assert.ok(state.text.includes(text), `${where} shows ${JSON.stringify(text.slice(0, 40))} as text`);
+      };
+
+      const sections = [
+        ['provider', 'Model provider', [xss[8]]],
+        ['plugins', 'Plugins', []],
+        ['search', 'Search engines', []],
+        ['permissions', 'Permissions', []],
+        ['sites', 'Sites & tools', []],
+        ['workspace', 'Workspace files', [fileName]],
+      ];
+      const options = await h.openExtensionPage('options.html#provider', { width: 1000, height: 900 });
+      for (const [id, title, shown] of sections) {
+        await options.evaluate((hash) => (location.hash = hash), id);
+        await options.waitForText(title, { within: 'main' });
+        await check(options, `Settings › ${title}`, shown);
+        if (id === 'provider') {
+          // The profile's name is shown as text (in the profile list).
+          assert.ok(await options.evaluate((name) => document.querySelector('main').textContent.includes(name) || [...document.querySelectorAll('option')].some((o) => o.textContent.includes(name)), xss[0]), 'the profile list shows the name as text');
+        }
+        t.diagnostic(`Settings › ${title}: inert`);
+      }
+      await options.evaluate((hash) => (location.hash = hash), 'workspace');
+      await options.screenshot(screenshotPath(browserName, 'security-xss-settings'));
+      await options.close();
+
+      const popup = await h.openExtensionPage('popup.html', { width: 360, height: 600 });
+      // textContent: the popup's headings are upper case on screen.
+      await popup.waitFor(() => [...document.querySelectorAll('.conv')].length > 0);
+      // The current tab's page tools (the hostile page's, named with payloads) and the titles.
+      await check(popup, 'the popup', [xss[0].slice(0, 24), '<svg onload=']);
+      await popup.close();
+
+      await check(sidebar, 'the sidebar\'s conversation list', []);
+      assert.deepEqual(site.hits, [], 'nothing was loaded from the beacon');
+    });
   });
 }

@@ -310,6 +310,32 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
+    test('web_fetch follows a redirect only after checking where it points: on to an allowed page, never into a local address the user did not allow', async () => {
+      const elsewhere = await startFixtureServer({ pages: { '/secret': { type: 'text/plain', body: 'router admin' } } });
+      try {
+        site.add('/moved', { status: 302, type: 'text/plain', body: '', headers: { location: '/article.html' } });
+        site.add('/to-elsewhere', { status: 302, type: 'text/plain', body: '', headers: { location: elsewhere.url('/secret') } });
+        model.reset();
+        model.queue([
+          { toolCalls: [{ name: 'web_fetch', arguments: { url: site.url('/moved') } }] },
+          { toolCalls: [{ name: 'web_fetch', arguments: { url: site.url('/to-elsewhere') } }] },
+        ]);
+        const sidebar = await openSidebar(h);
+        await sidebar.click('button', 'New conversation');
+        await sendMessage(sidebar, 'Fetch the moved pages');
+        await sidebar.waitForText('The tool answered:');
+        await waitForIdle(sidebar);
+        const moved = toolResult(model.requests[1]);
+        assert.equal(moved.final_url, site.url('/article.html'));
+        assert.match(moved.content, /^# How tide pools survive the winter/);
+        assert.match(contentText(model.requests[2].last), new RegExp(`${elsewhere.url('/secret').replace(/[.]/g, '\\.')} points at this computer .*a redirect from ${site.url('/to-elsewhere').replace(/[.]/g, '\\.')}`));
+        assert.deepEqual(elsewhere.requests, [], 'the local address behind the redirect was never requested');
+        await sidebar.close();
+      } finally {
+        await elsewhere.close();
+      }
+    });
+
     test('get_tab_content reads content rendered by JavaScript after load, and the answer quotes it', async () => {
       const page = await h.newPage(site.url('/dynamic.html'));
       await page.waitForText('The Otters lead the Herons 3 to 1');

@@ -376,6 +376,61 @@ describe('the gate in the agent loop', () => {
     expect(ran).toEqual(['a.txt']);
   });
 
+  it('a call is judged by what it does (forCall): writing a new file runs at once, writing over one asks; a forCall that throws changes nothing', async () => {
+    const registry = new ToolRegistry(interpretedValidators);
+    const files = new Set(['kept.txt']);
+    const written: string[] = [];
+    registry.register(
+      {
+        id: 'files', name: 'Files', description: '', source: 'builtin',
+        tools: [
+          defineTool<{ path: string }, unknown, { exists(path: string): boolean }>({
+            name: 'write_file', description: 'Writes a file.',
+            annotations: { ...DELETE_FILE, forCall: ({ path }: { path: string }, { service }: { service: { exists(path: string): boolean } }) => {
+              if (path === 'boom.txt') throw new Error('boom');
+              return service.exists(path) ? undefined : { destructive: false };
+            } },
+            inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+            execute: ({ path }) => (written.push(path), files.add(path), { path }),
+          }),
+        ],
+      },
+      { exists: (path: string) => files.has(path) },
+    );
+    expect(await registry.callAnnotations('write_file', { path: 'new.txt' })).toMatchObject({ destructive: false, readOnly: false });
+    expect(await registry.callAnnotations('write_file', { path: 'kept.txt' })).toMatchObject({ destructive: true });
+    expect(await registry.callAnnotations('write_file', { path: 'boom.txt' })).toMatchObject({ destructive: true });
+    const { gate } = makeGate();
+    registry.gate = gate;
+    server.queue([
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'new.txt' } }, { name: 'write_file', arguments: { path: 'kept.txt' } }] },
+      { text: 'Written.' },
+    ]);
+    const loop = runAgentLoop({
+      client: client(),
+      registry,
+      transcript: {
+        conversationId: 'files-1',
+        prepare: async (m) => ({ ...m, id: crypto.randomUUID(), seq: 0, createdAt: Date.now() }) as never,
+        save: async () => undefined,
+        announce: () => undefined,
+        delta: () => undefined,
+      },
+      history: [],
+      system: 'Test.',
+      maxSteps: 3,
+      signal: new AbortController().signal,
+      toolContext: { conversationId: 'files-1' },
+    });
+    const ask = await nextAsk(gate);
+    // The new file was written without a word; only the overwrite is asked about.
+    expect(written).toEqual(['new.txt']);
+    expect(ask).toMatchObject({ tool: 'write_file', reason: 'destructive', arguments: JSON.stringify({ path: 'kept.txt' }, null, 2) });
+    gate.answer(ask.id, 'deny');
+    await expect(loop).resolves.toMatchObject({ status: 'done' });
+    expect(written).toEqual(['new.txt']);
+  });
+
   it('registry.invoke alone never asks (tests and benchmarks call it directly)', async () => {
     const { registry, gate, ran } = setup();
     await expect(registry.invoke('remove_file', { path: 'b.txt' })).resolves.toMatchObject({ ok: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NEW_CONVERSATION, ProviderService } from '@/core/background/providers';
 import { openDb } from '@/core/storage/db';
-import { conversationModels, ProviderSecrets, providerSettings } from '@/core/storage/settings';
+import { conversationModels, ProviderSecrets } from '@/core/storage/settings';
 
 let count = 0;
 const service = () => new ProviderService(new ProviderSecrets(openDb(`test-provider-service-${++count}`)));
@@ -27,7 +27,7 @@ describe('provider profiles in the background', () => {
   it('refuses to keep a key for a plain-http address on another computer', async () => {
     const providers = service();
     await expect(providers.save({ baseUrl: 'http://models.example.com/v1', model: 'm', apiKey: 'sk-1' })).rejects.toThrow(/plain http/);
-    expect((await providerSettings.getValue()).profiles[0]!.baseUrl).not.toContain('example.com');
+    expect((await providers.settings.getValue()).profiles[0]!.baseUrl).not.toContain('example.com');
     // Loopback is fine, and so is https.
     await providers.save({ baseUrl: 'http://localhost:1234/v1', model: 'm', apiKey: 'sk-1' });
     await providers.save({ baseUrl: 'https://models.example.com/v1', model: 'm', apiKey: 'sk-1' });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { openDb } from '@/core/storage/db';
-import { DEFAULT_BASE_URL, ProviderSecrets, providerSettings, validateProviderProfile, validateProviderSettings } from '@/core/storage/settings';
+import { DEFAULT_BASE_URL, ProviderSecrets, providerSettingsStore, validateProviderProfile, validateProviderSettings } from '@/core/storage/settings';
 
 describe('provider settings', () => {
   it('defaults to a local Ollama', async () => {
-    expect(await providerSettings.getValue()).toEqual({
+    expect(await providerSettingsStore(openDb('test-default-provider')).getValue()).toEqual({
       activeId: 'default',
       profiles: [expect.objectContaining({ id: 'default', type: 'openai-compatible', baseUrl: DEFAULT_BASE_URL, model: 'llama3.2' })],
     });

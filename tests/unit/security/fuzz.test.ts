@@ -162,6 +162,8 @@ describe('security: fuzzing every built-in tool', () => {
           throw new Error('No model in the fuzz test.');
         },
         getMaxSteps: async () => 3,
+        configuredOrigins: async () => new Set<string>(),
+        addConfiguredOrigins: () => undefined,
         registry,
         offscreen: (async () => {
           throw new Error('No offscreen document in the fuzz test.');
