@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SidequestDb } from '@/core/storage/db';
-import { agentSettings, providerSettings, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
+import { agentSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
 
 z.config({ jitless: true });
@@ -26,6 +26,9 @@ export interface SettingsFile {
   keys?: Array<{ key: string; value: string }>;
 }
 
+/** Where the provider profiles are kept (`providerSettingsStore`): exported as `provider`, checked. */
+const PROVIDER_ROW = 'core/provider';
+
 /** Test-only entries (the web plugin's local allow-list) never leave or enter through a file. */
 const isTestOnly = (key: string) => /(^|[./])test\./.test(key);
 
@@ -44,9 +47,10 @@ export async function exportSettingsFile(db: SidequestDb, includeKeys: boolean, 
     format: SETTINGS_FORMAT,
     version: SETTINGS_VERSION,
     exportedAt: now.toISOString(),
-    provider: await providerSettings.getValue(),
+    provider: await providerSettingsStore(db).getValue(),
     limits: await agentSettings.getValue(),
-    pluginData: (await db.pluginData.toArray()).filter((row) => !isTestOnly(row.key)),
+    // The provider profiles are in `provider` (checked on import), not twice.
+    pluginData: (await db.pluginData.toArray()).filter((row) => !isTestOnly(row.key) && row.key !== PROVIDER_ROW),
   };
   if (includeKeys) file.keys = (await db.secrets.toArray()).filter((row) => !isTestOnly(row.key));
   return file;
@@ -71,17 +75,17 @@ export async function importSettingsFile(db: SidequestDb, text: string): Promise
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) throw new ImportError(`The settings file is not valid: ${describeIssues(parsed.error.issues)}.`);
   const file = parsed.data;
-  const provider = providerSettings.schema.safeParse(file.provider);
+  const provider = providerSettingsSchema.safeParse(file.provider);
   if (!provider.success) throw new ImportError(`The settings file's provider profiles are not valid: ${describeIssues(provider.error.issues.map((i) => ({ ...i, path: ['provider', ...i.path] })))}.`);
   const limits = agentSettings.schema.safeParse(file.limits);
   if (!limits.success) throw new ImportError(`The settings file's limits are not valid: ${describeIssues(limits.error.issues.map((i) => ({ ...i, path: ['limits', ...i.path] })))}.`);
-  const rows = file.pluginData.filter((row) => !isTestOnly(row.key));
+  const rows = file.pluginData.filter((row) => !isTestOnly(row.key) && row.key !== PROVIDER_ROW);
   const keys = (file.keys ?? []).filter((row) => !isTestOnly(row.key));
   await db.transaction('rw', db.pluginData, db.secrets, async () => {
     await db.pluginData.bulkPut(rows);
     if (keys.length) await db.secrets.bulkPut(keys);
   });
-  await providerSettings.setValue(provider.data as ProviderSettings);
+  await providerSettingsStore(db).setValue(provider.data as ProviderSettings);
   await agentSettings.setValue(limits.data as AgentSettings);
   return ['provider profiles', 'limits', `${rows.length} plugin values`, ...(keys.length ? [`${keys.length} API keys`] : [])];
 }

@@ -12,7 +12,7 @@ import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type StoredMessage } from '@/core/storage/db';
-import { agentSettings, providerSettings } from '@/core/storage/settings';
+import { agentSettings, providerSettingsStore } from '@/core/storage/settings';
 import { startModelServer } from '../model-server/server.mjs';
 
 let n = 0;
@@ -277,7 +277,7 @@ describe('the settings file', () => {
     expect(await importSettingsFile(target, JSON.stringify(sneaky))).toContain('1 API keys');
     expect(await target.secrets.toArray()).toEqual([{ key: 'provider.apiKey', value: 'sk-1' }]);
     expect(await agentSettings.getValue()).toEqual({ maxSteps: 9, runTokenBudget: 5000 });
-    expect((await providerSettings.getValue()).profiles).toHaveLength(1);
+    expect((await providerSettingsStore(target).getValue()).profiles).toHaveLength(1);
     await expect(importSettingsFile(target, '{"format":"sidequest-conversations"}')).rejects.toThrow(/not a Sidequest settings file/);
   });
 });
