@@ -249,11 +249,20 @@ for (const browserName of selectedBrowsers()) {
 
       // Script in titles and text: imported as text, rendered inert.
       const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
-      assert.match(await importFile(options, 'hostile.json', file([good('evil', hostile, `**bold** ${hostile} [link](javascript:window.__pwned=1)`)])), /Imported 1 conversation/);
+      const evil = good('evil', hostile, `**bold** ${hostile} [link](javascript:window.__pwned=1)`);
+      // A sub-agent card whose activity is not what the plugin wrote: the generic card shows instead.
+      evil.messages.push(
+        { id: 'evil-m2', conversationId: 'evil', seq: 1, createdAt: 2, role: 'assistant', text: 'Delegating.', status: 'complete', toolCalls: [{ id: 'evil-call', name: 'agent', input: { prompt: hostile, type: 'general' } }] },
+        { id: 'evil-m3', conversationId: 'evil', seq: 2, createdAt: 3, role: 'tool', toolCallId: 'evil-call', toolName: 'agent', input: {}, status: 'done', result: { ok: true, output: { answer: hostile } }, activity: { messages: 'not a list', agentType: { evil: true } } },
+        { id: 'evil-m4', conversationId: 'evil', seq: 3, createdAt: 4, role: 'assistant', text: 'After the odd card.', status: 'complete', toolCalls: [] },
+      );
+      assert.match(await importFile(options, 'hostile.json', file([evil])), /Imported 1 conversation/);
       const sidebar = await openSidebar(h);
       await sidebar.click('button', 'Conversations');
       await sidebar.click('button', '<img src=x', { exact: false });
       await sidebar.waitForText('window.__pwned=1', { within: 'main' });
+      await sidebar.waitForText('After the odd card.', { within: 'main' });
+      await sidebar.waitForText('agent', { within: 'main' });
       const inert = await sidebar.evaluate(() => ({
         pwned: globalThis.__pwned,
         images: document.querySelectorAll('main img, nav img, header img').length,
