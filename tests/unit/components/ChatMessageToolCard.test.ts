@@ -13,8 +13,8 @@ afterEach(() => providePluginUi([]));
 describe('a plugin tool card that fails', () => {
   test('is replaced by the generic card (an imported activity of an unexpected shape blanks nothing)', async () => {
     const Broken = defineComponent({
-      props: ['call', 'result', 'runActive'],
-      setup: (props) => () => h('div', { class: 'broken' }, (props.result.activity.messages as string[]).filter(Boolean).join()),
+      props: { call: Object, result: Object, runActive: Boolean },
+      setup: (props) => () => h('div', { class: 'broken' }, ((props.result as ToolMessage).activity as { messages: string[] }).messages.filter(Boolean).join()),
     });
     providePluginUi([{ id: 'test', toolCards: { get_tab_content: { component: Broken } } }]);
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
