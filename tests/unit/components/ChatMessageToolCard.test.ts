@@ -13,7 +13,7 @@ afterEach(() => providePluginUi([]));
 describe('a plugin tool card that fails', () => {
   test('is replaced by the generic card (an imported activity of an unexpected shape blanks nothing)', async () => {
     const Broken = defineComponent({
-      props: { call: Object, result: Object, runActive: Boolean },
+      props: { call: { type: Object, required: true }, result: { type: Object, required: true }, runActive: Boolean },
       setup: (props) => () => h('div', { class: 'broken' }, ((props.result as ToolMessage).activity as { messages: string[] }).messages.filter(Boolean).join()),
     });
     providePluginUi([{ id: 'test', toolCards: { get_tab_content: { component: Broken } } }]);
