@@ -79,6 +79,13 @@ export interface PluginContext {
     /** A conversation is being deleted (its run has stopped): drop what the plugin keeps for it. */
     onDeleted(listener: (conversationId: string) => void | Promise<void>): void;
   };
+  /**
+   * **Delete all data** (Settings → Data): drop everything the plugin keeps outside the core's
+   * database (files in OPFS, caches in memory). Before it, every conversation's `onDeleted` runs;
+   * after it, the core empties its IndexedDB (the plugin's `storage` and secrets included) and
+   * `storage.local`/`storage.session`. The extension must then behave like a fresh install.
+   */
+  onDeleteAll(listener: () => void | Promise<void>): void;
 }
 
 /** Identity helper: one plugin is one value, typed by its service. */

@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
 import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
+import type { Usage } from '@/core/agent/provider';
 import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 import { subscribe } from '@/core/ui/events';
@@ -33,6 +34,26 @@ export const useChatStore = defineStore('chat', () => {
   const visibleMessages = computed(() =>
     messages.value.filter((m) => m.role === 'user' || m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming'),
   );
+  /**
+   * Each answer's run totals, by message id: a run is the answers after one user message (a
+   * Continue after a stop adds to it). Computed only when asked (the Usage button).
+   */
+  const runUsage = computed(() => {
+    const byMessage = new Map<string, RunUsage>();
+    let run: RunUsage | undefined;
+    for (const m of messages.value) {
+      if (m.role === 'user') {
+        run = undefined;
+        continue;
+      }
+      if (m.notice) continue;
+      run ??= { answers: 0, inputTokens: 0, outputTokens: 0 };
+      run.answers++;
+      addUsage(run, m.usage);
+      byMessage.set(m.id, run);
+    }
+    return byMessage;
+  });
 
   let unsubscribe: (() => void) | undefined;
   let unwatchRequests: (() => void) | undefined;
@@ -217,6 +238,16 @@ export const useChatStore = defineStore('chat', () => {
     messages.value = list;
   }
 
+  /** Ids of conversations whose title or text contains the query (the background searches). */
+  function search(query: string): Promise<string[]> {
+    return sendMessage('searchConversations', { query });
+  }
+
+  /** One conversation's archive, for its Export buttons. */
+  function exportConversation(id: string) {
+    return sendMessage('exportConversations', { conversationId: id });
+  }
+
   function onEvent(event: UiEvent): void {
     // Pieces waiting to be shown come before whatever this event changes.
     if (event.type !== 'delta') flushDeltas();
@@ -226,6 +257,11 @@ export const useChatStore = defineStore('chat', () => {
         break;
       case 'conversation-deleted':
         dropConversation(event.id);
+        break;
+      case 'data-reset':
+        // Everything was deleted or imported: the list, the open conversation and the provider.
+        void refresh();
+        void checkProvider();
         break;
       case 'message':
         if (event.message.conversationId === activeId.value) upsertMessage(event.message);
@@ -261,6 +297,9 @@ export const useChatStore = defineStore('chat', () => {
     active,
     messages,
     visibleMessages,
+    runUsage,
+    search,
+    exportConversation,
     toolResults,
     running,
     loaded,
@@ -280,3 +319,19 @@ export const useChatStore = defineStore('chat', () => {
     flushDeltas,
   };
 });
+
+/** Token totals of one run. */
+export interface RunUsage {
+  answers: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Set when at least one answer had a cost estimate. */
+  costUsd?: number;
+}
+
+function addUsage(total: RunUsage, usage: Usage | undefined): void {
+  if (!usage) return;
+  total.inputTokens += usage.inputTokens ?? 0;
+  total.outputTokens += usage.outputTokens ?? 0;
+  if (usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + usage.costUsd;
+}

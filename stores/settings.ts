@@ -51,6 +51,7 @@ export const useSettingsStore = defineStore('settings', () => {
 
   function onEvent(event: UiEvent): void {
     if (event.type === 'plugins') plugins.value = event.plugins;
+    else if (event.type === 'data-reset') void load();
   }
 
   return { provider, plugins, init, dispose, load, saveProvider, deleteProfile, listModels, testProvider, setPluginEnabled };

@@ -11,10 +11,11 @@ import type {
   ToolMessage,
   UserMessage,
 } from '@/core/storage/db';
+import { scrubSecrets, type StepTrace, type TraceSink } from '@/core/data/trace';
 import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
-import type { ModelClient, RequestTimings } from './provider';
+import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 
 /** What the loop tells the UI while it works. */
@@ -33,6 +34,10 @@ export interface AgentDeps {
   /** Builds the model client for the conversation from the current settings; throws `ProviderError` if it cannot. */
   getClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
+  /** The token budget of one run (input + output tokens of its answers); undefined: none. */
+  getRunBudget?(): Promise<number | undefined>;
+  /** Keeps a step's trace (request and response, keys redacted). */
+  saveTrace?(trace: StepTrace): Promise<void>;
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
   keepAlive?(): () => void;
@@ -51,6 +56,15 @@ interface Run {
 }
 
 /**
+ * The tokens one run has used, and its budget: shared by the run's own loop and the model
+ * clients its tools use (sub-agents, summaries), so they count against the same budget.
+ */
+export interface RunMeter {
+  used: number;
+  limit?: number;
+}
+
+/**
  * Runs agent loops in the background: stream the model's answer, run the tools it asks for,
  * send the results back, and repeat until it answers without tools, the user stops it, or the
  * step limit is reached. Every message and tool result is written to IndexedDB before the next
@@ -60,6 +74,8 @@ export class AgentRunner {
   private readonly runs = new Map<string, Run>();
   /** The answer being streamed in each running conversation, fresher than what is saved. */
   private readonly streaming = new Map<string, AssistantMessage>();
+  /** The token meter of each running conversation's run. */
+  private readonly meters = new Map<string, RunMeter>();
 
   constructor(private readonly deps: AgentDeps) {}
 
@@ -75,6 +91,29 @@ export class AgentRunner {
   liveMessage(conversationId: string): AssistantMessage | undefined {
     const message = this.streaming.get(conversationId);
     return message && { ...message, toolCalls: [...message.toolCalls] };
+  }
+
+  /**
+   * A model client for a tool of the conversation's run (a sub-agent, a summary): its tokens count
+   * against the run's budget, and once the budget is reached it refuses further requests.
+   */
+  metered(conversationId: string | undefined, client: ModelClient): ModelClient {
+    if (!conversationId) return client;
+    const meters = this.meters;
+    return {
+      ...client,
+      config: client.config,
+      async *stream(request) {
+        const meter = meters.get(conversationId);
+        if (meter?.limit !== undefined && meter.used >= meter.limit) {
+          throw new ProviderError({ kind: 'bad_request', message: `The run reached its token budget (${meter.used} of ${meter.limit} tokens): no more model requests in this run.` });
+        }
+        for await (const event of client.stream(request)) {
+          if (event.type === 'finish' && meter) meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+          yield event;
+        }
+      },
+    };
   }
 
   /** Resolves when the conversation's current run (if any) has ended. */
@@ -119,7 +158,7 @@ export class AgentRunner {
     const run: Run = { controller, done: Promise.resolve() };
     this.runs.set(conversationId, run);
     try {
-      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined });
+      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined });
     } catch (error) {
       this.runs.delete(conversationId);
       throw error;
@@ -154,27 +193,41 @@ export class AgentRunner {
   }
 
   private async runSteps(conversationId: string, signal: AbortSignal): Promise<void> {
-    const { store, registry, events } = this.deps;
     let client: ModelClient;
     let maxSteps: number;
+    let tokenBudget: number | undefined;
     try {
       client = await this.deps.getClient(conversationId);
       maxSteps = await this.deps.getMaxSteps();
+      tokenBudget = await this.deps.getRunBudget?.();
     } catch (error) {
       const info = error instanceof ProviderError ? error.info : describeProviderError(error, '');
       await this.setStatus(conversationId, { status: 'error', error: info });
       return;
     }
     const conversation = await this.setStatus(conversationId, { model: client.config.model });
+    const meter: RunMeter = { used: 0, limit: tokenBudget };
+    this.meters.set(conversationId, meter);
+    try {
+      await this.loop(conversationId, signal, client, maxSteps, meter, conversation);
+    } finally {
+      this.meters.delete(conversationId);
+    }
+  }
+
+  /** The run's loop over the stored history, and the conversation's status from how it ended. */
+  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation): Promise<void> {
+    const { store, registry, events } = this.deps;
     const history = await store.messages(conversationId);
     this.deps.beforeRun?.(conversation, history);
     const outcome = await runAgentLoop({
       client,
       registry,
-      transcript: storeTranscript(store, events, conversationId),
+      transcript: storeTranscript(store, events, conversationId, this.deps.saveTrace),
       history,
       system: systemPrompt(),
       maxSteps,
+      meter,
       signal,
       toolContext: { conversationId },
       onStreaming: (message) => {
@@ -195,6 +248,9 @@ export class AgentRunner {
         break;
       case 'step_limit':
         await this.setStatus(conversationId, { status: 'step_limit' });
+        break;
+      case 'budget':
+        await this.setStatus(conversationId, { status: 'budget', budget: { used: outcome.used, limit: outcome.limit } });
         break;
     }
   }
@@ -217,11 +273,23 @@ export interface Transcript {
   delta(messageId: string, text: string, offset: number): void;
   /** One of this transcript's tool calls reported live activity. */
   toolActivity?(toolMessage: ToolMessage, event: unknown): void;
+  /** Keeps the trace of the step that produced this answer (the main chat; sub-agents keep none). */
+  saveTrace?(answer: AssistantMessage, trace: TraceSink, secrets: Array<string | undefined>): Promise<void>;
 }
 
 /** The main chat's transcript: IndexedDB plus the live events to the extension's pages. */
-export function storeTranscript(store: ConversationStore, events: AgentEvents, conversationId: string): Transcript {
+export function storeTranscript(
+  store: ConversationStore,
+  events: AgentEvents,
+  conversationId: string,
+  saveTrace?: (trace: StepTrace) => Promise<void>,
+): Transcript {
   return {
+    saveTrace: saveTrace && (async (answer, trace, secrets) => {
+      if (!trace.request) return;
+      const clean = scrubSecrets({ attempts: trace.attempts, request: trace.request, response: trace.response }, secrets);
+      await saveTrace({ messageId: answer.id, conversationId, at: Date.now(), ...clean });
+    }),
     conversationId,
     prepare: (message) => store.prepare(message),
     save: (messages) => (messages.length === 1 ? store.put(messages[0]!) : store.putMany(messages)),
@@ -236,7 +304,8 @@ export type LoopOutcome =
   | { status: 'done'; answer: AssistantMessage }
   | { status: 'stopped' }
   | { status: 'error'; error: RunError }
-  | { status: 'step_limit'; lastText: string };
+  | { status: 'step_limit'; lastText: string }
+  | { status: 'budget'; used: number; limit: number };
 
 export interface LoopOptions {
   client: ModelClient;
@@ -246,6 +315,13 @@ export interface LoopOptions {
   history: StoredMessage[];
   system: string;
   maxSteps: number;
+  /**
+   * Input + output tokens this loop may use: checked after each answer, before the next request;
+   * reaching it ends the loop with `budget`. Undefined: no budget.
+   */
+  tokenBudget?: number;
+  /** The run's shared token meter (its `limit` is the budget); made from `tokenBudget` when absent. */
+  meter?: RunMeter;
   signal: AbortSignal;
   /** Narrows the tools, both those listed to the model and those that may run (sub-agent types). */
   allow?: (spec: ToolSpec) => boolean;
@@ -278,8 +354,13 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   // but building it overlaps them.
   let pendingWrite: Promise<unknown> | undefined;
   let lastText = '';
+  const meter = options.meter ?? { used: 0, limit: options.tokenBudget };
 
   for (let step = 0; step < maxSteps; step++) {
+    if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
+      await pendingWrite;
+      return { status: 'budget', used: meter.used, limit: meter.limit };
+    }
     // Prepared, not written: the request leaves at once; the first save writes it.
     const assistant = await transcript.prepare<AssistantMessage>({
       role: 'assistant',
@@ -293,6 +374,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     options.onStreaming?.(assistant);
     const saver = new ThrottledSaver(transcript, STREAM_SAVE_INTERVAL_MS);
     const timings: RequestTimings = {};
+    const trace: TraceSink | undefined = transcript.saveTrace ? { attempts: 0 } : undefined;
     let failure: RunError | undefined;
     try {
       for await (const event of client.stream({
@@ -301,6 +383,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         signal,
         timings,
         beforeSend: pendingWrite,
+        trace,
       })) {
         if (event.type === 'text') {
           const offset = assistant.text.length;
@@ -310,7 +393,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         } else if (event.type === 'tool-call') {
           assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
         } else if (event.type === 'finish') {
-          assistant.usage = event.usage;
+          assistant.usage = withCost(event.usage, client.config.pricing);
+          meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
         }
       }
     } catch (error) {
@@ -321,6 +405,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       observer.streamEnded(timings.lastByteAt, performance.now());
     }
     options.onStreaming?.(undefined);
+    // Kept beside the answer, off the step's path (a failed write loses only the trace).
+    if (trace) void transcript.saveTrace!(assistant, trace, [client.config.apiKey]).catch((error) => console.warn('[sidequest] could not keep a step trace', error));
     await saver.flush();
     // A failed write of the last step ends the run as an internal error (the caller catches it).
     await pendingWrite;
@@ -395,6 +481,13 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   }
   await pendingWrite;
   return { status: 'step_limit', lastText };
+}
+
+/** The usage with its estimated cost, where the profile has prices. */
+export function withCost(usage: Usage | undefined, pricing: Pricing | undefined): Usage | undefined {
+  if (!usage || !pricing) return usage;
+  const cost = ((usage.inputTokens ?? 0) * pricing.inputPerMTok + (usage.outputTokens ?? 0) * pricing.outputPerMTok) / 1_000_000;
+  return { ...usage, costUsd: cost };
 }
 
 /** Groups call indexes: each call alone, except runs of consecutive concurrent calls together. */

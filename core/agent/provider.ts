@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
 
 /** The wire protocols Sidequest speaks; each has its own module in `providers/`. */
@@ -20,6 +21,8 @@ export interface ProviderConfig {
   numCtx?: number;
   /** 'prompted': the profile says the model has no tool calling. */
   toolMode?: ToolMode;
+  /** Prices for the cost estimate, where the profile has them. */
+  pricing?: Pricing;
 }
 
 /** One event of a streamed model answer, independent of the SDK that produced it. */
@@ -31,6 +34,14 @@ export type ModelEvent =
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
+  /** Estimated cost in US dollars, where the provider profile has prices. */
+  costUsd?: number;
+}
+
+/** A profile's prices, in US dollars per million tokens. */
+export interface Pricing {
+  inputPerMTok: number;
+  outputPerMTok: number;
 }
 
 /** Time marks of one model request, from `performance.now()`; for the per-step overhead. */
@@ -47,6 +58,8 @@ export interface ModelRequest {
   timings?: RequestTimings;
   /** Awaited right before the request leaves: lets the caller's writes overlap request building. */
   beforeSend?: Promise<unknown>;
+  /** Filled with the HTTP request and response of this step, credentials redacted. */
+  trace?: TraceSink;
 }
 
 /** Streams one model answer; throws `ProviderError` on any provider or network failure. */

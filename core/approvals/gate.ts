@@ -147,6 +147,18 @@ export class ApprovalGate implements ToolGate {
   }
 
   /**
+   * Delete all data: withdraws every ask, forgets every conversation and every remembered choice
+   * (the caller empties their store); the next decision reads them again.
+   */
+  reset(): void {
+    for (const w of [...this.waiting.values()]) w.cancel();
+    this.conversations.clear();
+    this.remembered.clear();
+    this.loaded = undefined;
+    this.emit({ type: 'permissions', permissions: [] });
+  }
+
+  /**
    * Decides a call: lets it through (with what was resolved about it), or returns the result the
    * model reads instead (declined, withdrawn). May wait for the user.
    */

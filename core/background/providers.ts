@@ -69,6 +69,10 @@ export class ProviderService {
       contextLength: profile.contextLength,
       numCtx: profile.numCtx,
       toolMode: profile.toolMode,
+      pricing:
+        profile.inputPrice !== undefined && profile.outputPrice !== undefined
+          ? { inputPerMTok: profile.inputPrice, outputPerMTok: profile.outputPrice }
+          : undefined,
     };
   }
 

@@ -14,6 +14,9 @@ import { z } from 'zod';
 import { agentSettings, ProviderSecrets } from '@/core/storage/settings';
 import { ApprovalGate } from '@/core/approvals/gate';
 import { permissionStore } from '@/core/storage/permissions';
+import { parseArchive } from '@/core/data/archive';
+import { exportSettingsFile, importSettingsFile } from '@/core/data/settings-file';
+import { clearDatabase, exportConversations, importArchive } from '@/core/data/store';
 import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { startKeepAlive } from './keep-alive';
@@ -59,6 +62,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const getModelClient = (conversationId?: string) =>
     providers.client(conversationId, conversationId ? (kind, text, once) => void addNotice(store, hub, conversationId, kind, text, once) : undefined);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
+  const getRunBudget = async () => (await agentSettings.getValue()).runTokenBudget;
   const stepTimer = bench ? new StepTimer() : undefined;
   const badge = new BadgeCounter();
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
@@ -70,6 +74,10 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     registry,
     getClient: getModelClient,
     getMaxSteps,
+    getRunBudget,
+    saveTrace: async (trace) => {
+      await db.traces.put(trace);
+    },
     keepAlive: startKeepAlive,
     events: {
       conversation: (conversation) => hub.broadcast({ type: 'conversation', conversation }),
@@ -98,6 +106,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // Registered before any `await`: handlers wait for start-up themselves.
   const startupTasks: Array<() => Promise<void> | void> = [];
   const deletedListeners: Array<(id: string) => void | Promise<void>> = [];
+  const deleteAllListeners: Array<() => void | Promise<void>> = [];
   const handled = new Set<string>();
   let ready: Promise<void> = Promise.resolve();
 
@@ -119,7 +128,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       setBadgeCount: (count) => badge.set(`plugin:${plugin.id}`, count),
       broadcast: (event) => hub.broadcast(event),
       storage: pluginStorage(db, plugin.id),
-      getModelClient,
+      // A tool's model requests (sub-agents, summaries) count against its run's token budget.
+      getModelClient: async (conversationId) => runner.metered(conversationId, await getModelClient(conversationId)),
       getMaxSteps,
       configuredOrigins: () => configuredOrigins.all(),
       addConfiguredOrigins: (source) => configuredOrigins.add(source),
@@ -127,6 +137,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       offscreen: runOffscreenJob,
       onStartup: (task) => void startupTasks.push(task),
       conversations: { onDeleted: (listener) => void deletedListeners.push(listener) },
+      onDeleteAll: (listener) => void deleteAllListeners.push(listener),
     };
     const setup = plugin.setup?.(ctx) ?? undefined;
     registry.register(
@@ -217,7 +228,8 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     hub.broadcast({ type: 'conversation', conversation });
     return conversation;
   });
-  handle('deleteConversation', async ({ id }) => {
+  /** Stops the conversation's run and tells the gate and every plugin it is going away. */
+  async function forgetConversation(id: string): Promise<void> {
     runner.stop(id);
     await runner.settled(id);
     gate.forget(id);
@@ -228,9 +240,49 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
         console.warn('[sidequest] a plugin failed to forget a deleted conversation', error);
       }
     }
+  }
+  handle('deleteConversation', async ({ id }) => {
+    await forgetConversation(id);
     await store.delete(id);
     await providers.forget(id);
     hub.broadcast({ type: 'conversation-deleted', id });
+  });
+  // ——— The user's data ———
+  handle('exportConversations', ({ conversationId }) => exportConversations(store, conversationId));
+  handle('importConversations', async ({ text }) => {
+    const archive = parseArchive(text);
+    const { added, skipped } = await importArchive(db, archive);
+    for (const conversation of added) hub.broadcast({ type: 'conversation', conversation });
+    return { added: added.length, skipped };
+  });
+  handle('searchConversations', ({ query }) => store.search(query));
+  handle('getTrace', async ({ messageId }) => (await db.traces.get(messageId)) ?? null);
+  handle('exportSettings', ({ includeKeys }) => exportSettingsFile(db, includeKeys));
+  handle('importSettings', async ({ text }) => {
+    const applied = await importSettingsFile(db, text);
+    await registry.loadState();
+    hub.broadcast({ type: 'data-reset', reason: 'imported' });
+    return { applied };
+  });
+  handle('deleteAllData', async () => {
+    // Every run stops and every plugin forgets every conversation first (questions, task lists),
+    // then drops what it keeps elsewhere (files); the core empties its database and storage.
+    for (const { id } of await store.list()) await forgetConversation(id);
+    gate.reset();
+    for (const listener of deleteAllListeners) {
+      try {
+        await listener();
+      } catch (error) {
+        console.warn('[sidequest] a plugin failed to delete its data', error);
+      }
+    }
+    await clearDatabase(db);
+    store.reset();
+    await browser.storage.local.clear();
+    await browser.storage.session?.clear().catch(() => undefined);
+    await registry.loadState();
+    badge.set('core:approvals', 0);
+    hub.broadcast({ type: 'data-reset', reason: 'deleted' });
   });
   handle('sendMessage', async ({ conversationId, text }) => {
     await runner.send(conversationId, text);

@@ -3,6 +3,9 @@ import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
 import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approvals/gate';
 import type { PluginSource, ToolAnnotations } from '@/core/registry/types';
+import type { Archive } from '@/core/data/archive';
+import type { SettingsFile } from '@/core/data/settings-file';
+import type { StepTrace } from '@/core/data/trace';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
 
@@ -85,6 +88,21 @@ export interface ProtocolMap extends BenchProtocolMap {
   revokePermission(data: { tool: string; site: string }): Permission[];
   /** The conversation's "act without asking" switch. */
   setActWithoutAsking(data: { conversationId: string; on: boolean }): Conversation;
+  // ——— The user's data (Settings → Data, the sidebar's Export) ———
+  /** One conversation's archive, or all of them (no id). */
+  exportConversations(data: { conversationId?: string }): Archive;
+  /** Imports an archive file's text: all of it or nothing; conversations already here are skipped. Throws, in words, what is wrong. */
+  importConversations(data: { text: string }): { added: number; skipped: number };
+  /** Deletes every conversation, file, remembered permission, setting and key: a fresh install. */
+  deleteAllData(): void;
+  /** The settings as a file; API keys only when asked. */
+  exportSettings(data: { includeKeys: boolean }): SettingsFile;
+  /** Applies a settings file's text; throws, in words, what is wrong (nothing is applied then). */
+  importSettings(data: { text: string }): { applied: string[] };
+  /** Ids of conversations whose title or text contains the query (most recent first). */
+  searchConversations(data: { query: string }): string[];
+  /** The request and response of the step that produced an answer (keys redacted), if kept. */
+  getTrace(data: { messageId: string }): StepTrace | null;
 }
 
 /**
@@ -124,6 +142,8 @@ export interface UiEventMap {
   'approval-closed': { id: string; conversationId?: string };
   /** The remembered choices changed. */
   permissions: { permissions: Permission[] };
+  /** All data was deleted or much was imported: reload everything. */
+  'data-reset': { reason: 'deleted' | 'imported' };
   /** A tool call reported live activity (nested progress); its tool's reducer folds it in. */
   'tool-activity': { conversationId: string; toolCallId: string; toolName: string; event: unknown };
 }

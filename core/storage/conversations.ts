@@ -87,11 +87,34 @@ export class ConversationStore {
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.transaction('rw', this.db.conversations, this.db.messages, async () => {
+    await this.db.transaction('rw', this.db.conversations, this.db.messages, this.db.traces, async () => {
       await this.db.messages.where('conversationId').equals(id).delete();
+      await this.db.traces.where('conversationId').equals(id).delete();
       await this.db.conversations.delete(id);
     });
     this.nextSeq.delete(id);
+  }
+
+  /** Forgets what it keeps in memory (after Delete all data). */
+  reset(): void {
+    this.nextSeq.clear();
+  }
+
+  /**
+   * Ids of conversations whose title or message text contains `query` (case-insensitive), most
+   * recent first. Titles are matched first; messages are scanned once, in one read.
+   */
+  async search(query: string, limit = 200): Promise<string[]> {
+    const needle = query.trim().toLowerCase();
+    if (!needle) return [];
+    const conversations = await this.list();
+    const hits = new Set(conversations.filter((c) => c.title.toLowerCase().includes(needle)).map((c) => c.id));
+    await this.db.messages.each((m) => {
+      if (hits.has(m.conversationId)) return;
+      const text = m.role === 'tool' ? '' : m.text;
+      if (text && text.toLowerCase().includes(needle)) hits.add(m.conversationId);
+    });
+    return conversations.filter((c) => hits.has(c.id)).slice(0, limit).map((c) => c.id);
   }
 
   /** Adds a message at the end of its conversation and returns it as stored. */

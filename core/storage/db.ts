@@ -1,6 +1,7 @@
 import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { RunError } from '@/core/agent/errors';
 import type { Usage } from '@/core/agent/provider';
+import type { StepTrace } from '@/core/data/trace';
 import type { ToolResult } from '@/core/registry/types';
 import { applyDbVersions } from './migrations/db';
 
@@ -11,7 +12,8 @@ export type RunStatus =
   | 'stopped' // the user pressed stop
   | 'interrupted' // the browser stopped the background mid-run
   | 'error' // the provider failed; `error` says how
-  | 'step_limit'; // the run reached the step limit
+  | 'step_limit' // the run reached the step limit
+  | 'budget'; // the run reached its token budget ("budget reached"); Continue starts a new run
 
 export interface Conversation {
   id: string;
@@ -26,6 +28,8 @@ export interface Conversation {
   model?: string;
   /** The user's "act without asking" switch: the approval gate asks nothing in this conversation. */
   actWithoutAsking?: boolean;
+  /** Set when the last run stopped at its token budget: what it used and the budget then. */
+  budget?: { used: number; limit: number };
 }
 
 export interface ToolCall {
@@ -110,6 +114,7 @@ export type SidequestDb = Dexie & {
   secrets: EntityTable<Secret, 'key'>;
   pluginData: EntityTable<PluginDatum, 'key'>;
   permissions: Table<PermissionRecord, [string, string]>;
+  traces: EntityTable<StepTrace, 'messageId'>;
 };
 
 /**

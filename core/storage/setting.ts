@@ -12,6 +12,8 @@ type ZodType<T> = ZodMiniType<T, any>;
 export interface Setting<T> {
   readonly key: `local:${string}` | `session:${string}`;
   readonly fallback: T;
+  /** What a value must look like (a settings file is checked against it before anything is applied). */
+  readonly schema: ZodType<T>;
   getValue(): Promise<T>;
   setValue(value: T): Promise<void>;
   watch(listener: (value: T) => void): () => void;
@@ -44,6 +46,7 @@ export function defineSetting<T>(key: `local:${string}` | `session:${string}`, o
   return {
     key,
     fallback: options.fallback,
+    schema: options.schema,
     getValue: async () => check(await item.getValue()),
     setValue: async (value) => item.setValue(options.schema.parse(value)),
     watch: (listener) => item.watch((value) => listener(check(value))),

@@ -23,6 +23,9 @@ export interface ProviderProfile {
   numCtx?: number;
   /** 'prompted': the model has no tool calling; tools are described in the prompt. */
   toolMode?: ToolMode;
+  /** Prices in US dollars per million tokens, for the cost estimate (both or none). */
+  inputPrice?: number;
+  outputPrice?: number;
 }
 
 /** The saved provider profiles and the one new conversations use (version 2 of `local:provider`). */
@@ -47,6 +50,8 @@ export const providerSettingsSchema = z.object({
         contextLength: z.optional(z.number()),
         numCtx: z.optional(z.number()),
         toolMode: z.optional(z.enum(['native', 'prompted'])),
+        inputPrice: z.optional(z.number().check(z.minimum(0))),
+        outputPrice: z.optional(z.number().check(z.minimum(0))),
       }),
     )
     .check(z.minLength(1)),
@@ -95,11 +100,16 @@ export const conversationModels = defineSetting<Record<string, ModelChoice>>('lo
 export interface AgentSettings {
   /** Model requests one run may make before it stops and says so. */
   maxSteps: number;
+  /** Tokens (input + output) one run may use before it stops with "budget reached"; absent: no budget. */
+  runTokenBudget?: number;
 }
 
 export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   fallback: { maxSteps: 25 },
-  schema: z.object({ maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)) }),
+  schema: z.object({
+    maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)),
+    runTokenBudget: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000_000))),
+  }),
   version: 1,
 });
 
@@ -149,7 +159,20 @@ export function validateProviderProfile(input: ProviderProfileInput): Omit<Provi
     contextLength: count(input.contextLength, 'Context window'),
     numCtx: type === 'ollama' ? count(input.numCtx, 'Ollama context (num_ctx)') : undefined,
     toolMode: input.toolMode === 'prompted' ? 'prompted' : undefined,
+    ...prices(input.inputPrice, input.outputPrice),
   };
+}
+
+/** Both prices (US dollars per million tokens) or none. */
+function prices(input: unknown, output: unknown): { inputPrice?: number; outputPrice?: number } {
+  const blank = (v: unknown) => v === undefined || v === null || v === '';
+  if (blank(input) && blank(output)) return {};
+  const a = Number(input);
+  const b = Number(output);
+  if (blank(input) || blank(output) || !Number.isFinite(a) || !Number.isFinite(b) || a < 0 || b < 0 || a > 10_000 || b > 10_000) {
+    throw new Error('Prices must both be numbers of US dollars per million tokens, between 0 and 10,000 (or both empty).');
+  }
+  return { inputPrice: a, outputPrice: b };
 }
 
 function defaultProfileName(type: ProviderType, baseUrl: string): string {

@@ -95,6 +95,7 @@ export const pageToolsPlugin = definePlugin<PageToolsManager>({
     });
     manager.listen();
     ctx.onStartup(() => manager.start());
+    ctx.onDeleteAll(() => manager.forgetAll());
     ctx.handle('listPageTools', () => manager.views());
     ctx.handle('refreshPageTools', ({ tabId, reason }) => manager.refresh(tabId, reason ?? 'refresh'));
     ctx.handle('decidePageTools', async ({ origin, decision }) => {

@@ -287,6 +287,19 @@ export class PageToolsManager {
     this.changed();
   }
 
+  /**
+   * Delete all data: forgets every site's decision (kept in memory; the core empties the stored
+   * copy) and every *Allow once*; the sites' tools wait for the user's answer again.
+   */
+  forgetAll(): void {
+    this.permissions = {};
+    for (const s of this.sessions.values()) {
+      s.once = false;
+      this.sync(s);
+    }
+    this.changed();
+  }
+
   // ——— Sessions ———
 
   private accept(port: Port): void {

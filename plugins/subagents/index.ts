@@ -120,6 +120,10 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
               const last = outcome.lastText ? ` Its last words: "${outcome.lastText.slice(0, 2000)}"` : '';
               throw new Error(`The sub-agent used all ${maxSteps} steps without a final answer. Give it a smaller task.${last}`);
             }
+            case 'budget':
+              // Sub-agents run without a token budget of their own; kept for completeness.
+              emit({ type: 'end', agentId, status: 'error', error: 'token budget reached' });
+              throw new Error(`The sub-agent reached its token budget (${outcome.used} of ${outcome.limit} tokens).`);
           }
         },
       }),

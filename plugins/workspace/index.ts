@@ -114,6 +114,11 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
     const workspace = new Workspace();
     // Parts of atomic writes a stopped background left behind.
     ctx.onStartup(() => workspace.cleanTemp().catch(() => undefined));
+    // Delete all data: the files go too.
+    ctx.onDeleteAll(async () => {
+      await workspace.clear();
+      ctx.broadcast({ type: 'workspace', path: '/' });
+    });
     return {
       service: {
         workspace,

@@ -211,3 +211,18 @@ function withMove(root: FileSystemDirectoryHandle, { failWrites = false } = {}):
     });
   return wrapDir(root);
 }
+
+describe('Delete all data', () => {
+  test('clear() removes every workspace file and folder, and the temporary folder', async () => {
+    const dir = await storageFactory().getDirectory();
+    const root = async () => withMove(dir);
+    const ws = new Workspace(root);
+    await ws.write('/notes/a.txt', 'a');
+    await ws.write('/b.txt', 'b');
+    await ws.clear();
+    expect((await ws.list('/')).entries).toEqual([]);
+    const names: string[] = [];
+    for await (const name of (await root()).keys()) names.push(name);
+    expect(names.filter((n) => n !== 'workspace')).not.toContain(TEMP_DIR);
+  });
+});

@@ -129,6 +129,12 @@ export class Workspace {
     return { path: path.display, kind };
   }
 
+  /** Removes the whole workspace and the temporary folder (Delete all data). */
+  async clear(): Promise<void> {
+    const root = await this.opfsRoot();
+    for (const name of [WORKSPACE_DIR, TEMP_DIR]) await root.removeEntry(name, { recursive: true }).catch(() => undefined);
+  }
+
   /** Removes what interrupted writes left in the temporary folder. */
   async cleanTemp(): Promise<void> {
     await (await this.opfsRoot()).removeEntry(TEMP_DIR, { recursive: true }).catch(() => undefined);

@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +99,15 @@ async function launchChromium(profile) {
       await cdp.send('ServiceWorker.stopAllWorkers');
       await cdp.detach();
     },
+    /**
+     * Runs `action` (a click that saves a file) and returns the file the browser downloaded:
+     * Playwright hands over each download of the context, from extension pages too.
+     */
+    async download(page, action) {
+      const [download] = await Promise.all([page.raw.waitForEvent('download', { timeout: 15_000 }), action()]);
+      const file = await download.path();
+      return { name: download.suggestedFilename(), text: await readFile(file, 'utf8') };
+    },
     close: () => context.close(),
   };
 }
@@ -107,6 +116,9 @@ async function launchFirefox(profile) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
+  // Downloads go straight to this folder, without asking (the prefs below).
+  const downloads = path.join(profile, 'downloads');
+  await mkdir(downloads, { recursive: true });
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
@@ -121,6 +133,13 @@ async function launchFirefox(profile) {
       'datareporting.policy.dataSubmissionEnabled': false,
       'toolkit.telemetry.reportingpolicy.firstRun': false,
       'app.update.enabled': false,
+      'browser.download.folderList': 2,
+      'browser.download.dir': downloads,
+      'browser.download.useDownloadDir': true,
+      'browser.download.always_ask_before_handling_new_types': false,
+      'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
+      'browser.download.manager.showWhenStarting': false,
+      'browser.download.alwaysOpenPanel': false,
     },
   });
   await browser.installExtension(dir);
@@ -157,6 +176,27 @@ async function launchFirefox(profile) {
       return wrapPuppeteer(page);
     },
     openExtensionPage: openExt,
+    /**
+     * Runs `action` (a click that saves a file) and returns the file that appears in the profile's
+     * download folder (Firefox writes `<name>.part` first, then renames it).
+     */
+    async download(_page, action) {
+      const before = new Set(await readdir(downloads));
+      await action();
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const names = (await readdir(downloads)).filter((n) => !before.has(n) && !n.endsWith('.part'));
+        const parts = (await readdir(downloads)).filter((n) => n.endsWith('.part'));
+        if (names.length && !parts.length) {
+          const name = names[0];
+          const size = (await stat(path.join(downloads, name))).size;
+          await new Promise((r) => setTimeout(r, 150));
+          if ((await stat(path.join(downloads, name))).size === size) return { name, text: await readFile(path.join(downloads, name), 'utf8') };
+        }
+        if (Date.now() > deadline) throw new Error(`No download appeared in ${downloads}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
     /** Restarts the extension's background page (Firefox keeps an MV2 background alive otherwise). */
     async stopBackground(page) {
       await page.raw.evaluate(() => globalThis.browser.runtime.reload()).catch(() => undefined);
@@ -225,6 +265,8 @@ function driver(raw, impl) {
       await impl.select(await d.find('combobox', label), value);
     },
     press: (key) => impl.press(key),
+    /** Puts a file in a file input, as picking it in the file dialog does (CSS selector). */
+    setInputFile: (selector, file) => impl.setInputFile(selector, file),
     /** Waits until the page's visible text contains `text` (or matches a RegExp). */
     async waitForText(text, { timeout = 15_000, within = 'body' } = {}) {
       const source = text instanceof RegExp ? { re: text.source, flags: text.flags } : { s: text };
@@ -276,6 +318,7 @@ function wrapPlaywright(page) {
     fill: (sel, text) => page.fill(sel, text, { timeout: 15_000 }),
     select: (sel, value) => page.selectOption(sel, value),
     press: (key) => page.keyboard.press(key),
+    setInputFile: (sel, file) => page.setInputFiles(sel, file),
     // Playwright's order is (fn, arg, options).
     waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, arg, { timeout, polling: 100 }),
     reload: () => page.reload(),
@@ -308,6 +351,10 @@ function wrapPuppeteer(page) {
     fill: (sel, text) => page.locator(sel).fill(text),
     select: (sel, value) => page.select(sel, value),
     press: (key) => page.keyboard.press(key),
+    async setInputFile(sel, file) {
+      const input = await page.waitForSelector(sel);
+      await input.uploadFile(file);
+    },
     // Puppeteer's order is (fn, options, ...args).
     waitForFunction: (fn, arg, timeout) => page.waitForFunction(fn, { timeout, polling: 100 }, arg),
     async reload() {

@@ -11,6 +11,7 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { defineSetting } from '@/core/storage/setting';
 import v1 from '@/tests/fixtures/migrations/db-v1.json';
 import v3 from '@/tests/fixtures/migrations/db-v3.json';
+import v4 from '@/tests/fixtures/migrations/db-v4.json';
 
 /** Writes the fixture with the schema of version `version` (the steps up to it), then closes. */
 async function writeOld(name: string, version: number, data: typeof v1): Promise<void> {
@@ -77,6 +78,31 @@ describe('IndexedDB migrations', () => {
     expect(await db.permissions.where('site').equals('https://shop.example').toArray()).toEqual([
       { tool: 'run_script', site: 'https://shop.example', decision: 'deny', at: 2 },
     ]);
+    db.close();
+  });
+
+  it('v4 → v5: the traces store is added, empty; conversations with usage and sub-agent activity load as they were', async () => {
+    const name = `migrate-v4-${Math.random()}`;
+    const old = new Dexie(name);
+    applyDbVersions(old, DB_STEPS.filter((s) => s.version <= 4));
+    await old.table('conversations').bulkAdd(v4.conversations);
+    await old.table('messages').bulkAdd(v4.messages);
+    await old.table('secrets').bulkAdd(v4.secrets);
+    await old.table('pluginData').bulkAdd(v4.pluginData);
+    await old.table('permissions').bulkAdd(v4.permissions);
+    old.close();
+    const db = openDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    expect(await db.traces.count()).toBe(0);
+    expect(await db.conversations.toArray()).toEqual(v4.conversations);
+    expect(await db.messages.orderBy('[conversationId+seq]').toArray()).toEqual(v4.messages);
+    expect(await db.pluginData.toArray()).toEqual(v4.pluginData);
+    expect(await db.permissions.toArray()).toEqual(v4.permissions);
+    expect(await db.secrets.toArray()).toEqual(v4.secrets);
+    // Traces are found by conversation, so deleting a conversation deletes its traces.
+    await db.traces.put({ messageId: 'm4', conversationId: 'c1', at: 1, attempts: 1, request: { method: 'POST', url: 'https://api.example/v1/chat/completions', headers: {}, body: '{}' } });
+    expect(await db.traces.where('conversationId').equals('c1').count()).toBe(1);
     db.close();
   });
 

@@ -1,11 +1,14 @@
 import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeProviderError, ProviderError } from '../errors';
+import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
 import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
 import { withoutToolImages } from '../tool-images';
 
 export interface RequestHooks {
   timings?: RequestTimings;
   beforeSend?: Promise<unknown>;
+  /** Filled with the request as sent and the response as received (the trace view). */
+  trace?: TraceSink;
 }
 
 /**
@@ -15,10 +18,12 @@ export interface RequestHooks {
  */
 export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
   return async (input, init) => {
-    const { timings, beforeSend } = hooks() ?? {};
+    const { timings, beforeSend, trace } = hooks() ?? {};
     if (beforeSend) await beforeSend;
+    if (trace) traceRequest(trace, input, init);
     if (timings) timings.requestSentAt = performance.now();
-    const response = await fetch(input, init);
+    let response = await fetch(input, init);
+    if (trace) response = traceResponse(trace, response);
     if (!timings || !response.body) return response;
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
@@ -68,7 +73,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
     }));
     const providerOptions = await options.providerOptions?.();
     for (let attempt = 0; ; attempt++) {
-      hooks = { timings: request.timings, beforeSend: request.beforeSend };
+      hooks = { timings: request.timings, beforeSend: request.beforeSend, trace: request.trace };
       try {
         return await model.doStream({
           prompt: options.imagesInToolResults ? request.prompt : withoutToolImages(request.prompt),

@@ -155,6 +155,7 @@ describe('security: fuzzing every built-in tool', () => {
       const ctx: PluginContext = {
         pluginId: plugin.id,
         handle: () => undefined,
+        onDeleteAll: () => undefined,
         broadcast: () => undefined,
         storage: pluginStorage(db, plugin.id),
         getModelClient: async () => {

@@ -1,0 +1,228 @@
+// Large histories: how the sidebar behaves with a year of conversations. Run on demand:
+// `node bench/history.mjs [chromium|firefox] [--no-build] [--runs=5]` (also the end of `npm run bench`).
+//
+// In each browser, with the production build: a data set is made **through the import path**
+// (Settings → Data → Import, a real file in the file input), then the sidebar is driven in a tab:
+// - list open: click Conversations → the list is painted (the frame after the DOM has it);
+// - conversation open: click a conversation in the list → its last message is painted;
+// - scroll: the open conversation is scrolled to its top, 120 px a frame, loading earlier
+//   messages on the way; frame intervals are recorded;
+// - search: text typed in the list's search box → the matching conversation is shown.
+// Baseline in the same run: the same steps with a small history (10 conversations, one of 20
+// messages), imported first; the large one (1,000 conversations, one of 2,000 messages) is then
+// imported on top. Figures are medians of `--runs` repetitions; ratios are large / small.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, ROOT } from '../tests/e2e/harness.mjs';
+
+const args = process.argv.slice(2);
+const browsers = args.find((a) => a === 'chromium' || a === 'firefox') ? [args.find((a) => a === 'chromium' || a === 'firefox')] : ['chromium', 'firefox'];
+const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 5);
+
+if (!args.includes('--no-build')) {
+  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  execFileSync('npx', ['wxt', 'build', '-b', 'firefox'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+// ——— The data sets (deterministic) ———
+
+const WORDS = 'agent browser tab page model tool answer search result table list note file plan step run token budget trace export import history'.split(' ');
+function sentence(i, n) {
+  const out = [];
+  for (let k = 0; k < n; k++) out.push(WORDS[(i * 7 + k * 13) % WORDS.length]);
+  return out.join(' ');
+}
+function answerText(i) {
+  return [`## Step ${i}`, '', `${sentence(i, 40)}.`, '', `- ${sentence(i + 1, 8)}`, `- ${sentence(i + 2, 8)}`, '', '```ts', `const x${i} = ${i};`, '```'].join('\n');
+}
+
+/** A conversation of `count` messages: user, answer with a tool call every 5th, its result, answer… */
+function conversation(id, title, count, at) {
+  const messages = [];
+  let seq = 0;
+  const t = at;
+  while (messages.length < count) {
+    const i = messages.length;
+    messages.push({ id: `${id}-m${seq}`, conversationId: id, seq: seq++, createdAt: t + i, role: 'user', text: `${sentence(i, 12)}?` });
+    if (messages.length >= count) break;
+    if (i % 5 === 0 && messages.length + 2 < count) {
+      const callId = `${id}-call${seq}`;
+      messages.push({ id: `${id}-m${seq}`, conversationId: id, seq: seq++, createdAt: t + i + 1, role: 'assistant', text: 'Let me look.', status: 'complete', toolCalls: [{ id: callId, name: 'list_tabs', input: {} }], usage: { inputTokens: 900, outputTokens: 20 } });
+      messages.push({ id: `${id}-m${seq}`, conversationId: id, seq: seq++, createdAt: t + i + 2, role: 'tool', toolCallId: callId, toolName: 'list_tabs', input: {}, status: 'done', result: { ok: true, output: { tabs: [{ id: 1, title: sentence(i, 5), url: 'https://example.com/' }] } }, durationMs: 3 });
+    }
+    messages.push({ id: `${id}-m${seq}`, conversationId: id, seq: seq++, createdAt: t + i + 3, role: 'assistant', text: answerText(i), status: 'complete', toolCalls: [], usage: { inputTokens: 1000 + i, outputTokens: 120 } });
+  }
+  return { conversation: { id, title, createdAt: at, updatedAt: at + count + 10, status: 'idle', model: 'bench-model' }, messages: messages.slice(0, count) };
+}
+
+/** `total` conversations; the most recent has `longCount` messages and the title `Long`. */
+function dataSet(prefix, total, longCount) {
+  const start = Date.UTC(2025, 0, 1);
+  const list = [];
+  for (let i = 0; i < total - 1; i++) list.push(conversation(`${prefix}-${i}`, `${prefix} ${sentence(i, 4)} ${i}`, 10, start + i * 3_600_000));
+  // The needle for the search: in one message of one old conversation only.
+  list[3].messages[1].text += ' zebra-needle';
+  list.push(conversation(`${prefix}-long`, `${prefix} Long`, longCount, start + total * 3_600_000));
+  return { format: 'sidequest-conversations', version: 1, exportedAt: new Date(start).toISOString(), conversations: list };
+}
+
+// ——— Measuring in the page ———
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length ? (s[(s.length - 1) >> 1] + s[s.length >> 1]) / 2 : NaN;
+};
+const quantile = (values, q) => {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * q))];
+};
+
+/** In the page: runs `act`, then waits until `done()` holds and a frame has been painted; ms. */
+function timeInPage(page, { act, done }) {
+  return page.evaluate(
+    async ({ act, done }) => {
+      const run = new Function(act);
+      const check = new Function(`return (${done})`);
+      const t0 = performance.now();
+      run();
+      await new Promise((resolve, reject) => {
+        const limit = setTimeout(() => reject(new Error(`timed out waiting for ${done}`)), 20_000);
+        const poll = () => {
+          if (check()) {
+            clearTimeout(limit);
+            // The frame that shows it: after the next animation frame's paint.
+            requestAnimationFrame(() => setTimeout(resolve, 0));
+          } else requestAnimationFrame(poll);
+        };
+        poll();
+      });
+      return performance.now() - t0;
+    },
+    { act, done },
+  );
+}
+
+async function importSet(h, dir, name, set) {
+  const file = path.join(dir, name);
+  await writeFile(file, JSON.stringify(set));
+  const options = await h.openExtensionPage('options.html#data', { width: 1000, height: 800 });
+  await options.find('button', 'Import');
+  const started = Date.now();
+  await options.setInputFile('input[type="file"][aria-label="Import conversations file"]', file);
+  await options.waitForText(`Imported ${set.conversations.length} conversations`, { timeout: 120_000 });
+  const ms = Date.now() - started;
+  await options.close();
+  return ms;
+}
+
+async function measure(h, label, total, longCount, needles) {
+  const sidebar = await h.openExtensionPage('sidepanel.html');
+  await sidebar.find('textbox', 'Message');
+  const list = [];
+  const open = [];
+  const search = [];
+  const listSel = 'nav[aria-label="Conversations"] li';
+  for (let i = 0; i < runs; i++) {
+    list.push(await timeInPage(sidebar, {
+      act: `document.querySelector('button[aria-label="Conversations"]').click()`,
+      done: `document.querySelectorAll('${listSel}').length >= ${Math.min(total, 100)}`,
+    }));
+    open.push(await timeInPage(sidebar, {
+      act: `[...document.querySelectorAll('${listSel} button.open')].find((b) => b.textContent.includes('Long')).click()`,
+      done: `document.querySelector('h1.title')?.textContent.includes('Long') && document.querySelectorAll('main article').length > 0 && [...document.querySelectorAll('main article')].at(-1).textContent.includes('Step ${lastStep(longCount)}')`,
+    }));
+    // Away and back, so the next open builds the conversation again.
+    await sidebar.evaluate(() => document.querySelector('button[aria-label="New conversation"]').click());
+    await sidebar.waitFor(() => !document.querySelector('main article'));
+  }
+  // Scroll the long conversation to its top.
+  await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').click());
+  await sidebar.evaluate(() => [...document.querySelectorAll('nav[aria-label="Conversations"] li button.open')].find((b) => b.textContent.includes('Long')).click());
+  await sidebar.waitFor(() => document.querySelectorAll('main article').length > 0);
+  await new Promise((r) => setTimeout(r, 500));
+  const scroll = await sidebar.evaluate(async () => {
+    const main = document.querySelector('main');
+    const frames = [];
+    let last = performance.now();
+    const started = last;
+    main.dispatchEvent(new WheelEvent('wheel'));
+    await new Promise((resolve) => {
+      const step = () => {
+        const now = performance.now();
+        frames.push(now - last);
+        last = now;
+        main.dispatchEvent(new WheelEvent('wheel'));
+        main.scrollTop = Math.max(0, main.scrollTop - 120);
+        const more = document.querySelector('.earlier button');
+        if ((main.scrollTop === 0 && !more) || now - started > 20_000) resolve();
+        else requestAnimationFrame(step);
+      };
+      requestAnimationFrame(step);
+    });
+    return { frames: frames.slice(1), articles: document.querySelectorAll('main article').length, ms: performance.now() - started };
+  });
+  // Search message text (the background scans every message).
+  for (let i = 0; i < runs; i++) {
+    await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').getAttribute('aria-expanded') === 'true' || document.querySelector('button[aria-label="Conversations"]').click());
+    await sidebar.find('textbox', 'Search conversations');
+    // Back to the whole list first, so the count below is the new query's.
+    await timeInPage(sidebar, {
+      act: `const input = document.querySelector('#conversation-search'); input.value = ''; input.dispatchEvent(new Event('input'));`,
+      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length >= ${Math.min(total, 100)}`,
+    });
+    search.push(await timeInPage(sidebar, {
+      act: `const input = document.querySelector('#conversation-search'); input.value = 'zebra-needle'; input.dispatchEvent(new Event('input'));`,
+      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length === ${needles}`,
+    }));
+  }
+  await sidebar.close();
+  return { label, list, open, search, scroll };
+}
+
+function lastStep(count) {
+  // The last message of the generated long conversation is an answer "## Step <i>" (see conversation()).
+  const c = conversation('x', 'x', count, 0);
+  const last = [...c.messages].reverse().find((m) => m.role === 'assistant' && m.text.startsWith('## Step'));
+  return last.text.match(/Step (\d+)/)[1];
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  for (const [i, row] of rows.entries()) {
+    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
+    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+const ms = (v) => `${v.toFixed(1)} ms`;
+
+for (const browserName of browsers) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sidequest-history-'));
+  const h = await launch(browserName);
+  try {
+    console.log(`\n## Large histories in ${browserName} (${runs} runs, medians)\n`);
+    const small = dataSet('small', 10, 20);
+    const large = dataSet('large', 1000, 2000);
+    const importSmall = await importSet(h, dir, 'small.json', small);
+    const base = await measure(h, 'small', 10, 20, 1);
+    const importLarge = await importSet(h, dir, 'large.json', large);
+    // Both sets hold the search's needle once.
+    const big = await measure(h, 'large', 1010, 2000, 2);
+    const frames = (r) => `${median(r.scroll.frames).toFixed(1)} / ${quantile(r.scroll.frames, 0.95).toFixed(1)} / ${Math.max(...r.scroll.frames).toFixed(0)} ms`;
+    table([
+      ['what', '10 conv. / 20 msgs (baseline)', '1,010 conv. / 2,000 msgs', 'ratio', 'budget'],
+      ['import through Settings → Data', `${importSmall} ms`, `${importLarge} ms (${(JSON.stringify(large).length / 1024 / 1024).toFixed(1)} MB)`, '', ''],
+      ['conversation list open (click → painted)', ms(median(base.list)), ms(median(big.list)), `${(median(big.list) / median(base.list)).toFixed(2)}×`, '≤ 200 ms'],
+      ['conversation open (click → last message painted)', ms(median(base.open)), ms(median(big.open)), `${(median(big.open) / median(base.open)).toFixed(2)}×`, '≤ 300 ms'],
+      ['search message text (typed → shown)', ms(median(base.search)), ms(median(big.search)), `${(median(big.search) / median(base.search)).toFixed(2)}×`, ''],
+      ['scroll to the top: frame median / p95 / max', frames(base), frames(big), '', ''],
+      ['scroll to the top: messages rendered at the end', String(base.scroll.articles), String(big.scroll.articles), '', ''],
+    ]);
+  } finally {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,191 @@
+import { z } from 'zod';
+import type { Conversation, StoredMessage } from '@/core/storage/db';
+
+// Zod probes `new Function` unless told not to; the extension's CSP forbids it.
+z.config({ jitless: true });
+
+/**
+ * The conversation archive: what **Export** writes and **Import** reads. Versioned JSON, one
+ * entry per conversation with every stored message in order (user messages, answers with their
+ * tool calls and usage, tool results with their live activity, sub-agents' steps included).
+ * Imported files are hostile input: size-capped, parsed, checked against this schema, and
+ * written whole or not at all.
+ */
+export const ARCHIVE_FORMAT = 'sidequest-conversations';
+export const ARCHIVE_VERSION = 1;
+
+/** The largest file Import reads (checked in the page before reading, and again here). */
+export const MAX_IMPORT_BYTES = 25 * 1024 * 1024;
+
+export interface ArchiveEntry {
+  conversation: Conversation;
+  messages: StoredMessage[];
+}
+
+export interface Archive {
+  format: typeof ARCHIVE_FORMAT;
+  version: typeof ARCHIVE_VERSION;
+  exportedAt: string;
+  conversations: ArchiveEntry[];
+}
+
+const id = z.string().min(1).max(200);
+const time = z.number().finite().nonnegative();
+const text = z.string().max(5_000_000);
+const short = z.string().max(2_000);
+
+const usage = z.object({
+  inputTokens: z.number().finite().nonnegative().optional(),
+  outputTokens: z.number().finite().nonnegative().optional(),
+  costUsd: z.number().finite().nonnegative().optional(),
+});
+
+const runError = z.object({
+  kind: z.string().max(40),
+  message: text,
+  status: z.number().optional(),
+  detail: text.optional(),
+});
+
+const conversationSchema = z.object({
+  id,
+  title: z.string().max(200),
+  titleEdited: z.boolean().optional(),
+  createdAt: time,
+  updatedAt: time,
+  status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget']),
+  error: runError.optional(),
+  model: short.optional(),
+  // `actWithoutAsking` is read but never imported: a file must not switch the approvals off.
+  actWithoutAsking: z.boolean().optional(),
+  budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
+});
+
+const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };
+
+const toolResult = z.union([
+  z.object({ ok: z.literal(true), output: z.unknown(), truncated: z.boolean().optional() }),
+  z.object({ ok: z.literal(false), error: text, code: z.string().max(40) }),
+]);
+
+const messageSchema = z.discriminatedUnion('role', [
+  z.object({ ...base, role: z.literal('user'), text }),
+  z.object({
+    ...base,
+    role: z.literal('assistant'),
+    text,
+    status: z.enum(['streaming', 'complete', 'stopped', 'interrupted', 'error']),
+    toolCalls: z.array(z.object({ id, name: short, input: z.unknown(), invalid: short.optional() })).max(1000),
+    model: short.optional(),
+    usage: usage.optional(),
+    notice: z.enum(['prompted-tools', 'context']).optional(),
+  }),
+  z.object({
+    ...base,
+    role: z.literal('tool'),
+    toolCallId: id,
+    toolName: short,
+    input: z.unknown(),
+    status: z.enum(['running', 'done', 'error', 'interrupted']),
+    result: toolResult.optional(),
+    pluginId: short.optional(),
+    origin: short.optional(),
+    durationMs: z.number().finite().nonnegative().optional(),
+    activity: z.unknown().optional(),
+  }),
+]);
+
+const archiveSchema = z.object({
+  format: z.literal(ARCHIVE_FORMAT),
+  version: z.literal(ARCHIVE_VERSION),
+  exportedAt: z.string().max(100),
+  conversations: z
+    .array(z.object({ conversation: conversationSchema, messages: z.array(messageSchema).max(200_000) }))
+    .max(100_000),
+});
+
+/** An import that cannot be done, in words that say what is wrong with the file. */
+export class ImportError extends Error {
+  override name = 'ImportError';
+}
+
+/** Makes the archive of these conversations. */
+export function makeArchive(entries: ArchiveEntry[], now = new Date()): Archive {
+  return { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, exportedAt: now.toISOString(), conversations: entries };
+}
+
+/**
+ * Reads an archive file's text: size, JSON, format, version, then every field. Throws
+ * `ImportError` naming the first problems found (their place in the file). What comes back is
+ * clean: only known fields, conversations still marked running become interrupted, messages
+ * carry their conversation's id, and no conversation arrives with approvals switched off.
+ */
+export function parseArchive(textOfFile: string): Archive {
+  if (textOfFile.length > MAX_IMPORT_BYTES) {
+    throw new ImportError(`The file is ${megabytes(textOfFile.length)}; Sidequest imports files of at most ${megabytes(MAX_IMPORT_BYTES)}.`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(textOfFile);
+  } catch (error) {
+    throw new ImportError(`The file is not valid JSON (${(error as Error).message}). It may be truncated, or not a Sidequest export.`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError('The file is not a Sidequest export: it holds no export object.');
+  const head = raw as { format?: unknown; version?: unknown };
+  if (head.format !== ARCHIVE_FORMAT) {
+    throw new ImportError(
+      head.format === SETTINGS_FORMAT_NAME
+        ? 'This is a settings file: import it under Settings file, not here.'
+        : `The file is not a Sidequest conversations export (its "format" is ${describe(head.format)}, expected "${ARCHIVE_FORMAT}").`,
+    );
+  }
+  if (head.version !== ARCHIVE_VERSION) {
+    const newer = typeof head.version === 'number' && head.version > ARCHIVE_VERSION;
+    throw new ImportError(
+      newer
+        ? `The file is format version ${head.version}, made by a newer Sidequest; this one reads version ${ARCHIVE_VERSION}.`
+        : `The file's format version is ${describe(head.version)}; this Sidequest reads version ${ARCHIVE_VERSION}.`,
+    );
+  }
+  const parsed = archiveSchema.safeParse(raw);
+  if (!parsed.success) throw new ImportError(`The file is not a valid export: ${describeIssues(parsed.error.issues)}.`);
+  const seen = new Set<string>();
+  const messageIds = new Set<string>();
+  const conversations: ArchiveEntry[] = parsed.data.conversations.map((entry, index) => {
+    const { actWithoutAsking: _ignored, ...conversation } = entry.conversation;
+    if (seen.has(conversation.id)) throw new ImportError(`The file is not a valid export: conversations[${index}] repeats the id ${conversation.id}.`);
+    seen.add(conversation.id);
+    const messages = entry.messages.map((message, at) => {
+      if (messageIds.has(message.id)) throw new ImportError(`The file is not a valid export: conversations[${index}].messages[${at}] repeats the message id ${message.id}.`);
+      messageIds.add(message.id);
+      return { ...message, conversationId: conversation.id } as StoredMessage;
+    });
+    const status = conversation.status === 'running' ? 'interrupted' : conversation.status;
+    return { conversation: { ...conversation, status } as Conversation, messages };
+  });
+  return { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, exportedAt: parsed.data.exportedAt, conversations };
+}
+
+/** The format name of a settings file (`settings-file.ts`), recognised here to say which button takes it. */
+export const SETTINGS_FORMAT_NAME = 'sidequest-settings';
+
+/** Zod's issues as one sentence: the first few, each with its place in the file. */
+export function describeIssues(issues: z.core.$ZodIssue[], max = 4): string {
+  const parts = issues.slice(0, max).map((issue) => {
+    const where = issue.path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
+    return `${where || 'the file'}: ${issue.message}`;
+  });
+  const more = issues.length > max ? ` (and ${issues.length - max} more)` : '';
+  return parts.join('; ') + more;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 40 ? `${json.slice(0, 40)}…` : json;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
