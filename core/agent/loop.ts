@@ -14,6 +14,7 @@ import type {
 import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
+import type { Locale } from '@/core/i18n/locales';
 import type { ModelClient, RequestTimings } from './provider';
 import type { LoopObserver } from './step-timing';
 
@@ -33,6 +34,8 @@ export interface AgentDeps {
   /** Builds the model client for the conversation from the current settings; throws `ProviderError` if it cannot. */
   getClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
+  /** The user's interface language, named in the system prompt (none: the prompt names none). */
+  getLanguage?(): Promise<Locale>;
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
   keepAlive?(): () => void;
@@ -165,6 +168,7 @@ export class AgentRunner {
       await this.setStatus(conversationId, { status: 'error', error: info });
       return;
     }
+    const language = await this.deps.getLanguage?.().catch(() => undefined);
     const conversation = await this.setStatus(conversationId, { model: client.config.model });
     const history = await store.messages(conversationId);
     this.deps.beforeRun?.(conversation, history);
@@ -173,7 +177,7 @@ export class AgentRunner {
       registry,
       transcript: storeTranscript(store, events, conversationId),
       history,
-      system: systemPrompt(),
+      system: systemPrompt(new Date(), language),
       maxSteps,
       signal,
       toolContext: { conversationId },
