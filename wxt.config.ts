@@ -15,8 +15,8 @@ function commands(browser: string, manifestVersion: number) {
     ...(browser === 'firefox'
       ? { _execute_sidebar_action: { suggested_key: { default: 'Alt+Shift+S' }, description: '__MSG_commandOpenSidebar__' } }
       : { 'open-sidebar': { suggested_key: { default: 'Alt+Shift+S' }, description: '__MSG_commandOpenSidebar__' } }),
-    [action]: { suggested_key: { default: 'Alt+Shift+P' }, description: '__MSG_commandOpenPopup__' },
-    'new-conversation': { suggested_key: { default: 'Alt+Shift+N' }, description: '__MSG_commandNewConversation__' },
+    [action]: { suggested_key: { default: 'Alt+Shift+M' }, description: '__MSG_commandOpenPopup__' },
+    'new-conversation': { suggested_key: { default: 'Alt+Shift+E' }, description: '__MSG_commandNewConversation__' },
   };
 }
 

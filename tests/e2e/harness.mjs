@@ -38,11 +38,15 @@ export function extensionDir(browserName) {
 
 /**
  * Starts a browser with the extension and a fresh profile.
+ * `locale`: the browser's own interface language (`he`): Chromium's `--lang` (and `LANGUAGE`, which
+ * Chromium on Linux reads), Firefox's `intl.locale.requested` with its language pack
+ * (`scripts/setup.sh` installs Debian's `chromium-l10n` and `firefox-esr-l10n-he`).
  * @param {'chromium' | 'firefox'} name
+ * @param {{ locale?: string }} [options]
  */
-export async function launch(name) {
+export async function launch(name, { locale } = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), `sidequest-${name}-`));
-  const harness = name === 'firefox' ? await launchFirefox(profile) : await launchChromium(profile);
+  const harness = name === 'firefox' ? await launchFirefox(profile, locale) : await launchChromium(profile, locale);
   const close = harness.close;
   harness.close = async () => {
     await close().catch(() => undefined);
@@ -51,14 +55,16 @@ export async function launch(name) {
   return harness;
 }
 
-async function launchChromium(profile) {
+async function launchChromium(profile, locale) {
   const { chromium } = await import('playwright-core');
   const dir = extensionDir('chromium');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     viewport: { width: 420, height: 760 },
+    ...(locale ? { locale, env: { ...process.env, LANGUAGE: locale, LANG: `${locale.replace('-', '_')}.UTF-8` } } : {}),
     args: [
+      ...(locale ? [`--lang=${locale}`] : []),
       '--headless=new',
       '--no-sandbox',
       `--disable-extensions-except=${dir}`,
@@ -103,7 +109,7 @@ async function launchChromium(profile) {
   };
 }
 
-async function launchFirefox(profile) {
+async function launchFirefox(profile, locale) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
@@ -121,6 +127,15 @@ async function launchFirefox(profile) {
       'datareporting.policy.dataSubmissionEnabled': false,
       'toolkit.telemetry.reportingpolicy.firstRun': false,
       'app.update.enabled': false,
+      ...(locale
+        ? {
+            'intl.locale.requested': locale,
+            'intl.accept_languages': locale,
+            // Debian's language packs are system add-ons: let a fresh profile use them.
+            'extensions.autoDisableScopes': 0,
+            'extensions.langpacks.signatures.required': false,
+          }
+        : {}),
     },
   });
   await browser.installExtension(dir);
