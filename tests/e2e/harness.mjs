@@ -42,11 +42,13 @@ export function extensionDir(browserName) {
  * Chromium on Linux reads), Firefox's `intl.locale.requested` with its language pack
  * (`scripts/setup.sh` installs Debian's `chromium-l10n` and `firefox-esr-l10n-he`).
  * @param {'chromium' | 'firefox'} name
- * @param {{ locale?: string }} [options]
+ * `colorScheme: 'dark'`: pages see `prefers-color-scheme: dark` (Playwright's emulation; Firefox's
+ * content override pref, as puppeteer's media emulation needs CDP).
+ * @param {{ locale?: string, colorScheme?: 'light' | 'dark' }} [options]
  */
-export async function launch(name, { locale } = {}) {
+export async function launch(name, { locale, colorScheme } = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), `sidequest-${name}-`));
-  const harness = name === 'firefox' ? await launchFirefox(profile, locale) : await launchChromium(profile, locale);
+  const harness = name === 'firefox' ? await launchFirefox(profile, locale, colorScheme) : await launchChromium(profile, locale, colorScheme);
   const close = harness.close;
   harness.close = async () => {
     await close().catch(() => undefined);
@@ -55,13 +57,14 @@ export async function launch(name, { locale } = {}) {
   return harness;
 }
 
-async function launchChromium(profile, locale) {
+async function launchChromium(profile, locale, colorScheme) {
   const { chromium } = await import('playwright-core');
   const dir = extensionDir('chromium');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     viewport: { width: 420, height: 760 },
+    ...(colorScheme ? { colorScheme } : {}),
     ...(locale ? { locale, env: { ...process.env, LANGUAGE: locale, LANG: `${locale.replace('-', '_')}.UTF-8` } } : {}),
     args: [
       ...(locale ? [`--lang=${locale}`] : []),
@@ -109,7 +112,7 @@ async function launchChromium(profile, locale) {
   };
 }
 
-async function launchFirefox(profile, locale) {
+async function launchFirefox(profile, locale, colorScheme) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
@@ -127,6 +130,7 @@ async function launchFirefox(profile, locale) {
       'datareporting.policy.dataSubmissionEnabled': false,
       'toolkit.telemetry.reportingpolicy.firstRun': false,
       'app.update.enabled': false,
+      ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
       ...(locale
         ? {
             'intl.locale.requested': locale,
