@@ -118,7 +118,7 @@ for (const browserName of selectedBrowsers()) {
       await options.close();
     });
 
-    test('a conversation with a tool card and an ask card: Hebrew, focus to the ask and back, axe in light and dark', async () => {
+    test('a conversation with a tool card and an ask card: Hebrew, focus to the ask and back, axe', async () => {
       model.reset();
       model.queue([
         { text: 'אבדוק את הלשוניות שלך.', toolCalls: [{ name: 'list_tabs', arguments: {} }] },
@@ -214,6 +214,67 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitFor(() => document.documentElement.dir === 'rtl');
       await sidebar.find('button', HE.send);
       await options.close();
+      await sidebar.close();
+    });
+  });
+
+  describe(`the dark theme in ${browserName}`, { timeout: 180_000 }, () => {
+    let h;
+    let model;
+    const axe = axeReport(`${browserName}-dark`);
+
+    async function audit(page, surface) {
+      const violations = await runAxe(page);
+      axe.add(surface, violations);
+      assert.deepEqual(axe.serious(violations), [], `${surface} (dark): serious or critical axe violations`);
+    }
+
+    before(async () => {
+      model = await startModelServer({ apiKey: 'sk-test-123' });
+      h = await launch(browserName, { locale: 'he', colorScheme: 'dark' });
+    });
+
+    after(async () => {
+      await axe.write().catch(() => undefined);
+      await h?.close();
+      await model?.close();
+    });
+
+    test('every surface passes axe in the dark theme (contrast included)', async () => {
+      const options = await configureProviderHe(h, { baseUrl: model.url, apiKey: 'sk-test-123' });
+      assert.ok(await options.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), 'the page sees the dark theme');
+      for (const hash of ['#general', '#provider', '#plugins', '#permissions']) {
+        await options.evaluate((h) => (location.hash = h), hash);
+        await options.waitFor((h) => document.querySelector(`nav a[href="${h}"]`)?.getAttribute('aria-current') === 'page', hash);
+        await sleep(400);
+        await audit(options, `settings ${hash}`);
+      }
+      await options.screenshot(screenshotPath(browserName, 'he-dark-settings'));
+      await options.close();
+
+      const popup = await h.openExtensionPage('popup.html', { width: 340, height: 420 });
+      await popup.find('button', 'פתיחת סרגל הצד');
+      await audit(popup, 'popup');
+      await popup.close();
+
+      model.reset();
+      model.queue([
+        { text: 'אבדוק.', toolCalls: [{ name: 'list_tabs', arguments: {} }] },
+        { toolCalls: [{ name: 'ask_user', arguments: { question: 'להמשיך?', options: ['כן', 'לא'] } }] },
+        { text: 'סיימתי.' },
+      ]);
+      const sidebar = await h.openExtensionPage('sidepanel.html');
+      await sidebar.find('textbox', HE.message);
+      await audit(sidebar, 'sidebar (empty)');
+      await sidebar.fill(HE.message, 'מה פתוח?');
+      await sidebar.click('button', HE.send);
+      await sidebar.waitForText('להמשיך?');
+      await audit(sidebar, 'sidebar (ask card)');
+      await sidebar.screenshot(screenshotPath(browserName, 'he-dark-sidebar-ask'));
+      await sidebar.click('button', 'כן');
+      await sidebar.waitForText('סיימתי.');
+      await sidebar.evaluate(() => document.querySelector('details.tool summary')?.click());
+      await audit(sidebar, 'sidebar (conversation)');
       await sidebar.close();
     });
   });
