@@ -1,4 +1,4 @@
-import { createPinia } from 'pinia';
+import { createPinia, type Pinia } from 'pinia';
 import { createApp, watchEffect, type Component } from 'vue';
 import { t, type MessageKey } from './i18n';
 import { startI18n } from './i18n-setup';
@@ -9,10 +9,12 @@ import { providePluginUi, type PluginUi } from './plugins';
  * once the page's language is known (`lang`, `dir` and the translations follow the setting).
  * `title`: the key of the page's title (the window's or tab's name).
  */
-export async function mountPage(root: Component, plugins: readonly PluginUi[], options: { title?: MessageKey } = {}): Promise<void> {
+export async function mountPage(root: Component, plugins: readonly PluginUi[], options: { title?: MessageKey } = {}): Promise<{ pinia: Pinia }> {
   providePluginUi(plugins);
   await startI18n();
   const title = options.title;
   if (title) watchEffect(() => (document.title = t(title)));
-  createApp(root).use(createPinia()).mount('#app');
+  const pinia = createPinia();
+  createApp(root).use(pinia).mount('#app');
+  return { pinia };
 }

@@ -138,6 +138,8 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.press('Enter');
       await sidebar.waitForText('בסדר, ירוק.');
       await waitForIdle(sidebar).catch(() => sidebar.find('button', HE.send));
+      // The finished answer is said once through the page's live region (not token by token).
+      await sidebar.waitFor(() => document.querySelector('[data-announcer]')?.textContent === 'Sidequest ענה: בסדר, ירוק.');
       await sidebar.waitFor(() => document.activeElement?.id === 'message-box');
       const tool = await sidebar.evaluate(() => document.querySelector('details.tool summary')?.innerText ?? '');
       assert.match(tool, /list_tabs/);
