@@ -94,6 +94,8 @@ for (const browserName of selectedBrowsers()) {
       const popup = await h.openExtensionPage('popup.html', { width: 340, height: 420 });
       await popup.find('button', 'פתיחת סרגל הצד');
       assert.equal((await pageState(popup)).dir, 'rtl');
+      // Opened by its shortcut, the menu has Open sidebar under the keyboard's focus.
+      await popup.waitFor(() => document.activeElement?.textContent?.trim() === 'פתיחת סרגל הצד');
       await popup.screenshot(screenshotPath(browserName, 'he-popup'));
       await audit(popup, 'popup');
       await popup.close();
