@@ -5,12 +5,31 @@ import { readabilityFast } from './build/readability-fast.ts';
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';
 
+/**
+ * Keyboard commands, listed in Settings → Language & keyboard. Firefox opens its sidebar itself
+ * (`_execute_sidebar_action`); Chrome's side panel is opened by the background on `open-sidebar`
+ * (a command counts as a user gesture). `new-conversation` opens the sidebar on a new chat.
+ */
+function commands(browser: string, manifestVersion: number) {
+  const action = browser === 'firefox' && manifestVersion === 2 ? '_execute_browser_action' : '_execute_action';
+  return {
+    ...(browser === 'firefox'
+      ? { _execute_sidebar_action: { suggested_key: { default: 'Alt+Shift+S' }, description: '__MSG_commandOpenSidebar__' } }
+      : { 'open-sidebar': { suggested_key: { default: 'Alt+Shift+S' }, description: '__MSG_commandOpenSidebar__' } }),
+    [action]: { suggested_key: { default: 'Alt+Shift+M' }, description: '__MSG_commandOpenPopup__' },
+    'new-conversation': { suggested_key: { default: 'Alt+Shift+E' }, description: '__MSG_commandNewConversation__' },
+  };
+}
+
 // See https://wxt.dev/api/config.html
 export default defineConfig({
-  modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill'],
+  modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill', '@wxt-dev/i18n/module'],
   manifest: ({ browser, manifestVersion }) => ({
-    name: 'Sidequest',
-    description: 'An AI agent in your sidebar. It works with your tabs and pages, and with the tools web apps offer it.',
+    // Localized from `locales/<lang>.json` (`@wxt-dev/i18n` writes the browser's `_locales`).
+    name: '__MSG_extName__',
+    description: '__MSG_extDescription__',
+    default_locale: 'en',
+    commands: commands(browser, manifestVersion),
     // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
     // fetched HTML (no DOM) and make blob URLs of workspace files.
     // identity: OAuth sign-in to MCP servers (launchWebAuthFlow), in both browsers. webRequest:
@@ -22,7 +41,7 @@ export default defineConfig({
       ? { content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';" } }
       : {}),
     host_permissions: ['<all_urls>'],
-    action: { default_title: 'Sidequest' },
+    action: { default_title: '__MSG_extName__' },
     ...(browser === 'firefox'
       ? {
           browser_specific_settings: {

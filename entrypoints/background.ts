@@ -1,4 +1,5 @@
 import { config as zodConfig } from 'zod';
+import { registerCommands } from '@/core/background/commands';
 import { startBackground } from '@/core/background/service';
 import { builtinPlugins } from '@/plugins';
 
@@ -8,6 +9,7 @@ export default defineBackground({
   main() {
     // Zod probes `new Function` to decide whether to JIT; the extension CSP forbids it.
     zodConfig({ jitless: true });
+    registerCommands();
     startBackground({ plugins: builtinPlugins, bench: import.meta.env.MODE === 'bench' });
   },
 });

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LISTS = ['plugins/index.ts', 'plugins/ui.ts', 'plugins/offscreen.ts'];
 /** Folders that hold the core and its pages: they must never name a plugin's tool. */
-const CORE_DIRS = ['core', 'components', 'stores', 'entrypoints', 'build', 'assets'];
+const CORE_DIRS = ['core', 'components', 'stores', 'entrypoints', 'build', 'assets', 'locales'];
 
 const folders = readdirSync(path.join(ROOT, 'plugins')).filter((f) => statSync(path.join(ROOT, 'plugins', f)).isDirectory());
 const only = process.argv.slice(2);
@@ -27,7 +27,7 @@ function files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...files(full));
-    else if (/\.(ts|vue|mjs|js)$/.test(entry.name)) out.push(full);
+    else if (/\.(ts|vue|mjs|js|json)$/.test(entry.name)) out.push(full);
   }
   return out;
 }

@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 need_browsers=()
 [ -x /usr/bin/chromium ] || need_browsers+=(chromium)
 [ -x /usr/bin/firefox-esr ] || need_browsers+=(firefox-esr)
+# The browsers' own Hebrew (the end-to-end tests start them in Hebrew): Chromium's locales and
+# Firefox's Hebrew language pack. Debian ships only English in the browser packages.
+[ -f /usr/lib/chromium/locales/he.pak ] || need_browsers+=(chromium-l10n)
+[ -f /usr/lib/firefox-esr/browser/extensions/langpack-he@firefox-esr.mozilla.org.xpi ] || need_browsers+=(firefox-esr-l10n-he)
 if [ ${#need_browsers[@]} -gt 0 ]; then
   echo "setup: installing ${need_browsers[*]} with apt-get…"
   SUDO=""

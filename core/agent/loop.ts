@@ -15,6 +15,7 @@ import { scrubSecrets, type StepTrace, type TraceSink } from '@/core/data/trace'
 import { describeProviderError, ProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
+import type { Locale } from '@/core/i18n/locales';
 import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 
@@ -38,6 +39,8 @@ export interface AgentDeps {
   getRunBudget?(): Promise<number | undefined>;
   /** Keeps a step's trace (request and response, keys redacted). */
   saveTrace?(trace: StepTrace): Promise<void>;
+  /** The user's interface language, named in the system prompt (none: the prompt names none). */
+  getLanguage?(): Promise<Locale>;
   events: AgentEvents;
   /** Keeps the background alive while a run goes on; returns the function that lets it go. */
   keepAlive?(): () => void;
@@ -205,18 +208,19 @@ export class AgentRunner {
       await this.setStatus(conversationId, { status: 'error', error: info });
       return;
     }
+    const language = await this.deps.getLanguage?.().catch(() => undefined);
     const conversation = await this.setStatus(conversationId, { model: client.config.model });
     const meter: RunMeter = { used: 0, limit: tokenBudget };
     this.meters.set(conversationId, meter);
     try {
-      await this.loop(conversationId, signal, client, maxSteps, meter, conversation);
+      await this.loop(conversationId, signal, client, maxSteps, meter, conversation, language);
     } finally {
       this.meters.delete(conversationId);
     }
   }
 
   /** The run's loop over the stored history, and the conversation's status from how it ended. */
-  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation): Promise<void> {
+  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation, language?: Locale): Promise<void> {
     const { store, registry, events } = this.deps;
     const history = await store.messages(conversationId);
     this.deps.beforeRun?.(conversation, history);
@@ -225,7 +229,7 @@ export class AgentRunner {
       registry,
       transcript: storeTranscript(store, events, conversationId, this.deps.saveTrace),
       history,
-      system: systemPrompt(),
+      system: systemPrompt(new Date(), language),
       maxSteps,
       meter,
       signal,

@@ -11,7 +11,8 @@ import { ConversationStore } from '@/core/storage/conversations';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { z } from 'zod';
-import { agentSettings, ProviderSecrets } from '@/core/storage/settings';
+import { agentSettings, ProviderSecrets, uiLanguage } from '@/core/storage/settings';
+import { localeOf } from '@/core/i18n/locales';
 import { ApprovalGate } from '@/core/approvals/gate';
 import { permissionStore } from '@/core/storage/permissions';
 import { parseArchive } from '@/core/data/archive';
@@ -78,6 +79,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     saveTrace: async (trace) => {
       await db.traces.put(trace);
     },
+    getLanguage: async () => localeOf(await uiLanguage.getValue(), browser.i18n.getUILanguage()),
     keepAlive: startKeepAlive,
     events: {
       conversation: (conversation) => hub.broadcast({ type: 'conversation', conversation }),

@@ -1,4 +1,5 @@
 import { z } from 'zod/mini';
+import { LOCALES, type LanguageChoice } from '@/core/i18n/locales';
 import type { ProviderType, ToolMode } from '@/core/agent/provider';
 import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
@@ -221,3 +222,13 @@ export class ProviderSecrets {
     else await this.db.secrets.delete(ProviderSecrets.entry(profileId));
   }
 }
+
+/**
+ * The interface language: `auto` (the browser's, the default) or one of `LOCALES`. Every open page
+ * watches it, so a change applies at once; the background names it in the system prompt.
+ */
+export const uiLanguage = defineSetting<LanguageChoice>('local:uiLanguage', {
+  fallback: 'auto',
+  schema: z.enum(['auto', ...LOCALES]),
+  version: 1,
+});

@@ -5,7 +5,8 @@ export interface SettingsSection {
   id: string;
   /** 'Agent', 'Privacy' or 'Data'. */
   group: string;
-  title: string;
+  /** Its name: a function (`() => t('…')`) follows the page's language; a plain string is shown as it is. */
+  title: string | (() => string);
   /**
    * A plugin's section should be `defineAsyncComponent(() => import(…))`: every page gets the
    * plugins' contributions, and only the options page needs this one.

@@ -3,4 +3,4 @@ import { mountPage } from '@/core/ui/mount';
 import { builtinPluginUi } from '@/plugins/ui';
 import '@/assets/theme.css';
 
-mountPage(PopupView, builtinPluginUi);
+void mountPage(PopupView, builtinPluginUi);

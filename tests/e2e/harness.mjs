@@ -38,11 +38,17 @@ export function extensionDir(browserName) {
 
 /**
  * Starts a browser with the extension and a fresh profile.
+ * `locale`: the browser's own interface language (`he`): Chromium's `--lang` (and `LANGUAGE`, which
+ * Chromium on Linux reads), Firefox's `intl.locale.requested` with its language pack
+ * (`scripts/setup.sh` installs Debian's `chromium-l10n` and `firefox-esr-l10n-he`).
  * @param {'chromium' | 'firefox'} name
+ * `colorScheme: 'dark'`: pages see `prefers-color-scheme: dark` (Playwright's emulation; Firefox's
+ * content override pref, as puppeteer's media emulation needs CDP).
+ * @param {{ locale?: string, colorScheme?: 'light' | 'dark' }} [options]
  */
-export async function launch(name) {
+export async function launch(name, { locale, colorScheme } = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), `sidequest-${name}-`));
-  const harness = name === 'firefox' ? await launchFirefox(profile) : await launchChromium(profile);
+  const harness = name === 'firefox' ? await launchFirefox(profile, locale, colorScheme) : await launchChromium(profile, locale, colorScheme);
   const close = harness.close;
   harness.close = async () => {
     await close().catch(() => undefined);
@@ -51,14 +57,17 @@ export async function launch(name) {
   return harness;
 }
 
-async function launchChromium(profile) {
+async function launchChromium(profile, locale, colorScheme) {
   const { chromium } = await import('playwright-core');
   const dir = extensionDir('chromium');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     viewport: { width: 420, height: 760 },
+    ...(colorScheme ? { colorScheme } : {}),
+    ...(locale ? { locale, env: { ...process.env, LANGUAGE: locale, LANG: `${locale.replace('-', '_')}.UTF-8` } } : {}),
     args: [
+      ...(locale ? [`--lang=${locale}`] : []),
       '--headless=new',
       '--no-sandbox',
       `--disable-extensions-except=${dir}`,
@@ -112,7 +121,7 @@ async function launchChromium(profile) {
   };
 }
 
-async function launchFirefox(profile) {
+async function launchFirefox(profile, locale, colorScheme) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
@@ -140,6 +149,16 @@ async function launchFirefox(profile) {
       'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
       'browser.download.manager.showWhenStarting': false,
       'browser.download.alwaysOpenPanel': false,
+      ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
+      ...(locale
+        ? {
+            'intl.locale.requested': locale,
+            'intl.accept_languages': locale,
+            // Debian's language packs are system add-ons: let a fresh profile use them.
+            'extensions.autoDisableScopes': 0,
+            'extensions.langpacks.signatures.required': false,
+          }
+        : {}),
     },
   });
   await browser.installExtension(dir);

@@ -2,6 +2,7 @@
 import { mount } from '@vue/test-utils';
 import { describe, expect, test } from 'vitest';
 import ChatApprovalCard from '@/components/chat/ChatApprovalCard.vue';
+import { setLocale } from '@/core/ui/i18n';
 import type { PendingApproval } from '@/core/approvals/gate';
 
 const approval = (over: Partial<PendingApproval> = {}): PendingApproval => ({
@@ -40,5 +41,30 @@ describe('ChatApprovalCard', () => {
     expect(buttons.map((b) => b.text())).toEqual(['Allow once', 'Always allow', 'Deny']);
     for (const b of buttons) await b.trigger('click');
     expect(wrapper.emitted('answer')).toEqual([['once'], ['always'], ['deny']]);
+  });
+
+  test('takes the focus when it appears and gives it back to the message box once answered', async () => {
+    const box = document.createElement('textarea');
+    box.id = 'message-box';
+    document.body.append(box);
+    const wrapper = mount(ChatApprovalCard, { props: { approval: approval() }, attachTo: document.body });
+    expect(document.activeElement?.getAttribute('data-answer')).toBe('once');
+    await wrapper.get('button[data-answer="deny"]').trigger('click');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(document.activeElement).toBe(box);
+    wrapper.unmount();
+    box.remove();
+  });
+
+  test('speaks the page language: Hebrew words around the tool and site, which stay left to right', () => {
+    setLocale('he', document);
+    try {
+      const wrapper = mount(ChatApprovalCard, { props: { approval: approval() } });
+      expect(wrapper.get('.title').text()).toBe('Sidequest רוצה להריץ את run_script באתר shop.example');
+      expect(wrapper.get('.title code').attributes('dir')).toBe('ltr');
+      expect(wrapper.findAll('button').map((b) => b.text())).toEqual(['לאשר פעם אחת', 'לאשר תמיד', 'לדחות']);
+    } finally {
+      setLocale('en', document);
+    }
   });
 });

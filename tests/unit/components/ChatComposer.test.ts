@@ -95,4 +95,17 @@ describe('ChatComposer', () => {
     (wrapper.vm as unknown as { focus(): void }).focus();
     expect(document.activeElement).toBe(box.element);
   });
+
+  test('Escape stops a run from the message box, and does nothing when no run goes on', () => {
+    const idle = mountComposer('draft');
+    expect(press(idle, { key: 'Escape' })).toBe(false);
+    expect(idle.emitted('stop')).toBeUndefined();
+    const running = mountComposer('draft', { running: true });
+    expect(press(running, { key: 'Escape' })).toBe(true);
+    expect(running.emitted('stop')).toEqual([[]]);
+  });
+
+  test('the box follows the direction of what is typed', () => {
+    expect(mountComposer('').get('textarea').attributes('dir')).toBe('auto');
+  });
 });

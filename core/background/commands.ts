@@ -1,0 +1,38 @@
+import { browser } from 'wxt/browser';
+import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
+
+/** The manifest's keyboard commands that the background answers (the others are the browser's own). */
+export const COMMANDS = { openSidebar: 'open-sidebar', newConversation: 'new-conversation' } as const;
+
+interface ChromeSidePanel {
+  open(options: { windowId: number }): Promise<void>;
+}
+
+/**
+ * Opens the sidebar from a command. A command is a user gesture in both browsers, so the sidebar
+ * may open here, but only before anything is awaited.
+ */
+function openSidebarNow(windowId: number | undefined): Promise<void> {
+  const firefox = (browser as unknown as { sidebarAction?: { open(): Promise<void> } }).sidebarAction;
+  if (firefox) return firefox.open();
+  const sidePanel = (globalThis as unknown as { chrome?: { sidePanel?: ChromeSidePanel } }).chrome?.sidePanel;
+  if (!sidePanel || windowId === undefined) return Promise.resolve();
+  return sidePanel.open({ windowId });
+}
+
+/**
+ * Registers the keyboard commands: `open-sidebar` (Chrome; Firefox uses its built-in
+ * `_execute_sidebar_action`) and `new-conversation` (opens the sidebar on a new conversation).
+ * Call it before the background's first `await`: a woken worker gets the command at once.
+ */
+export function registerCommands(): void {
+  browser.commands?.onCommand.addListener((command, tab) => {
+    if (command !== COMMANDS.openSidebar && command !== COMMANDS.newConversation) return;
+    const opening = openSidebarNow(tab?.windowId).catch((error: unknown) => console.warn('[sidequest] The sidebar could not be opened:', error));
+    if (command === COMMANDS.newConversation) {
+      // Read by a sidebar that opens now; watched by one that is already open (as the popup does).
+      void activeConversationId.setValue(null).then(() => sidebarRequest.setValue({ conversationId: null, at: Date.now() }));
+    }
+    void opening;
+  });
+}

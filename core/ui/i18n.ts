@@ -1,0 +1,156 @@
+import { readonly, ref } from 'vue';
+import type { GeneratedI18nStructure } from '#i18n';
+import { LOCALE_INFO, LOCALES, localeOf, type Locale } from '@/core/i18n/locales';
+import en from '@/locales/en.json';
+import he from '@/locales/he.json';
+import hy from '@/locales/hy.json';
+import vi from '@/locales/vi.json';
+import zhCN from '@/locales/zh_CN.json';
+
+/**
+ * The pages' translations. The same files under `locales/` feed `@wxt-dev/i18n`'s module, which
+ * writes the browser's `_locales` (the manifest's name and description) and the key types; the
+ * pages use this runtime instead of `browser.i18n`, which always follows the browser's language:
+ * here the language chosen in settings applies at once, and plurals follow CLDR
+ * (`Intl.PluralRules`: Hebrew has `two`, Vietnamese and Chinese only `other`).
+ *
+ * - `t('chat.send')`, `t('approval.title', { tool })`: `{name}` placeholders.
+ * - `tn('tasks.done', count, { total })`: a plural, written in the files as an object of CLDR
+ *   categories (`{ "one": "…", "other": "… {count} …" }`); `{count}` is the formatted number.
+ * - `formatNumber`, `formatDate`, `formatTime`, `formatRelative`: `Intl` in the page's language.
+ *
+ * Every function reads the current locale from a Vue ref, so templates and `computed`s follow a
+ * change of language without a reload.
+ */
+
+type Catalog = Record<string, unknown>;
+const CATALOGS: Record<Locale, Catalog> = { en, he, vi, hy, 'zh-CN': zhCN };
+
+type Leaf = Extract<keyof GeneratedI18nStructure, string>;
+type PluralCategory = 'zero' | 'one' | 'two' | 'few' | 'many' | 'other';
+/** A key of a plain message (`locales/en.json`, dotted). */
+export type MessageKey = Exclude<Leaf, `@@${string}` | `${string}.${PluralCategory}`>;
+/** A key of a plural message: its object holds one string per CLDR category. */
+export type PluralKey = { [K in Leaf]: K extends `${infer Base}.other` ? Base : never }[Leaf];
+export type Params = Record<string, string | number>;
+
+const current = ref<Locale>('en');
+
+/** The page's language (reactive, read-only). */
+export const locale = readonly(current);
+
+/** Switches the page's language; `lang` and `dir` of `document` follow when `doc` is given. */
+export function setLocale(next: Locale, doc: Document | undefined = globalThis.document): void {
+  current.value = next;
+  if (doc?.documentElement) {
+    doc.documentElement.lang = next;
+    doc.documentElement.dir = LOCALE_INFO[next].dir;
+  }
+}
+
+/** `rtl` for Hebrew, else `ltr`. */
+export function dir(): 'ltr' | 'rtl' {
+  return LOCALE_INFO[current.value].dir;
+}
+
+function lookup(catalog: Catalog, key: string): unknown {
+  let node: unknown = catalog;
+  for (const part of key.split('.')) {
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+function interpolate(text: string, params: Params | undefined): string {
+  if (!params) return text;
+  return text.replace(/\{([A-Za-z0-9_]+)\}/g, (match, name: string) =>
+    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : match,
+  );
+}
+
+/** The message in the current language, else in English, else the key itself (never throws). */
+export function t(key: MessageKey, params?: Params): string {
+  const found = lookup(CATALOGS[current.value], key);
+  const text = typeof found === 'string' ? found : lookup(CATALOGS.en, key);
+  return interpolate(typeof text === 'string' ? text : key, params);
+}
+
+/** The plural message for `count` in the current language (CLDR category, then `other`, then English). */
+export function tn(key: PluralKey, count: number, params?: Params): string {
+  const loc = current.value;
+  const category = new Intl.PluralRules(loc).select(count);
+  const all = { count: formatNumber(count), ...params };
+  for (const [catalog, cat] of [
+    [CATALOGS[loc], category],
+    [CATALOGS[loc], 'other'],
+    [CATALOGS.en, new Intl.PluralRules('en').select(count)],
+    [CATALOGS.en, 'other'],
+  ] as const) {
+    const text = lookup(catalog, `${key}.${cat}`);
+    if (typeof text === 'string') return interpolate(text, all);
+  }
+  return key;
+}
+
+/**
+ * A message cut at its placeholders, for templates that put an element where a placeholder is
+ * (`BaseI18n`): `[{text}, {slot: 'tool'}, {text}]`. Placeholders given in `params` are filled in.
+ */
+export function parts(key: MessageKey, params?: Params): Array<{ text: string } | { slot: string }> {
+  const source = (() => {
+    const found = lookup(CATALOGS[current.value], key) ?? lookup(CATALOGS.en, key);
+    return typeof found === 'string' ? found : key;
+  })();
+  const out: Array<{ text: string } | { slot: string }> = [];
+  let last = 0;
+  for (const match of source.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
+    const name = match[1]!;
+    if (params && Object.prototype.hasOwnProperty.call(params, name)) continue;
+    if (match.index > last) out.push({ text: interpolate(source.slice(last, match.index), params) });
+    out.push({ slot: name });
+    last = match.index + match[0].length;
+  }
+  if (last < source.length) out.push({ text: interpolate(source.slice(last), params) });
+  return out;
+}
+
+export function formatNumber(value: number, options?: Intl.NumberFormatOptions): string {
+  return new Intl.NumberFormat(current.value, options).format(value);
+}
+
+export function formatDate(value: number | Date, options: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric' }): string {
+  return new Intl.DateTimeFormat(current.value, options).format(value);
+}
+
+export function formatTime(value: number | Date, options: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' }): string {
+  return new Intl.DateTimeFormat(current.value, options).format(value);
+}
+
+/** "3 minutes ago", "in 2 days": the largest unit that fits. */
+export function formatRelative(value: number | Date, now: number = Date.now()): string {
+  const seconds = Math.round((+value - now) / 1000);
+  const format = new Intl.RelativeTimeFormat(current.value, { numeric: 'auto' });
+  const abs = Math.abs(seconds);
+  if (abs < 60) return format.format(seconds, 'second');
+  if (abs < 3600) return format.format(Math.round(seconds / 60), 'minute');
+  if (abs < 86_400) return format.format(Math.round(seconds / 3600), 'hour');
+  return format.format(Math.round(seconds / 86_400), 'day');
+}
+
+/** A duration for people: "850 ms", "1.5 s" (SI symbols, the number in the page's format). */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${formatNumber(ms)} ms` : `${formatNumber(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} s`;
+}
+
+/** The browser's interface language (undefined where there is no extension API, as in tests). */
+export function browserLanguage(): string | undefined {
+  const api = (globalThis as { browser?: { i18n?: { getUILanguage?(): string } } }).browser;
+  try {
+    return api?.i18n?.getUILanguage?.() ?? globalThis.navigator?.language;
+  } catch {
+    return globalThis.navigator?.language;
+  }
+}
+
+export { LOCALES, LOCALE_INFO, localeOf };
