@@ -184,11 +184,26 @@ for (const browserName of selectedBrowsers()) {
       }
       await sidebar.press('Enter');
       await sidebar.waitFor(() => [...document.querySelectorAll('button')].some((b) => b.innerText.includes('אילו לשוניות פתוחות אצלי?')));
+      // The arrow keys walk the list: Down from the search box enters it, End/Home jump, Up/Down move.
+      await tabTo(sidebar, '#conversation-search');
+      await sidebar.press('ArrowDown');
+      const openButtons = () => sidebar.evaluate(() => {
+        const all = [...document.querySelectorAll('nav button.open')];
+        return { count: all.length, at: all.indexOf(document.activeElement) };
+      });
+      assert.equal((await openButtons()).at, 0);
+      await sidebar.press('End');
+      const { count } = await openButtons();
+      assert.equal((await openButtons()).at, count - 1);
+      await sidebar.press('Home');
+      assert.equal((await openButtons()).at, 0);
       for (let i = 0; i < 40; i++) {
         const here = await sidebar.evaluate(() => document.activeElement?.innerText ?? '');
         if (here.includes('אילו לשוניות פתוחות אצלי?')) break;
-        await sidebar.press('Tab');
+        await sidebar.press('ArrowDown');
       }
+      assert.match(await sidebar.evaluate(() => document.activeElement?.innerText ?? ''), /אילו לשוניות פתוחות אצלי\?/);
+      await sidebar.screenshot(screenshotPath(browserName, 'he-sidebar-list'));
       await sidebar.press('Enter');
       await sidebar.waitForText('בסדר, ירוק.');
       await sidebar.close();
