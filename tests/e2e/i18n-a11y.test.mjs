@@ -13,7 +13,7 @@ import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { waitForIdle } from './helpers.mjs';
 
-const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', general: 'שפה ומקלדת', language: 'שפה' };
+const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', conversations: 'שיחות', general: 'שפה ומקלדת', language: 'שפה' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -174,7 +174,7 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(!answer.includes('תשע עשר'), 'Escape stopped the answer before its end');
 
       // Switch to the first conversation with the keyboard: the list's toggle, then its item.
-      await tabTo(sidebar, 'button[aria-label="Conversations"]');
+      await tabTo(sidebar, `button[aria-label="${HE.conversations}"]`);
       if (browserName === 'firefox') {
         // Firefox 153 over WebDriver BiDi: the synthesized Enter (and Space) reach this header button
         // (keydown, keypress, keyup) but no click follows, though Enter on the ask card's buttons
