@@ -39,6 +39,8 @@ for (const browserName of selectedBrowsers()) {
 
     test('the options page saves the provider and refuses a bad base URL', async () => {
       const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
+      // The options page opens on Language & keyboard: the provider has its own section.
+      await options.click('link', 'Model provider');
       await options.fill('Base URL', 'not a url');
       await options.fill('Model', 'scripted-model');
       await options.click('button', 'Save');

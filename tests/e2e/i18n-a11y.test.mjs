@@ -13,7 +13,7 @@ import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { waitForIdle } from './helpers.mjs';
 
-const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', general: 'שפה ומקלדת', language: 'שפה' };
+const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', conversations: 'שיחות', general: 'שפה ומקלדת', language: 'שפה' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -174,7 +174,7 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(!answer.includes('תשע עשר'), 'Escape stopped the answer before its end');
 
       // Switch to the first conversation with the keyboard: the list's toggle, then its item.
-      await tabTo(sidebar, 'button[aria-label="Conversations"]');
+      await tabTo(sidebar, `button[aria-label="${HE.conversations}"]`);
       if (browserName === 'firefox') {
         // Firefox 153 over WebDriver BiDi: the synthesized Enter (and Space) reach this header button
         // (keydown, keypress, keyup) but no click follows, though Enter on the ask card's buttons
@@ -184,11 +184,26 @@ for (const browserName of selectedBrowsers()) {
       }
       await sidebar.press('Enter');
       await sidebar.waitFor(() => [...document.querySelectorAll('button')].some((b) => b.innerText.includes('אילו לשוניות פתוחות אצלי?')));
+      // The arrow keys walk the list: Down from the search box enters it, End/Home jump, Up/Down move.
+      await tabTo(sidebar, '#conversation-search');
+      await sidebar.press('ArrowDown');
+      const openButtons = () => sidebar.evaluate(() => {
+        const all = [...document.querySelectorAll('nav button.open')];
+        return { count: all.length, at: all.indexOf(document.activeElement) };
+      });
+      assert.equal((await openButtons()).at, 0);
+      await sidebar.press('End');
+      const { count } = await openButtons();
+      assert.equal((await openButtons()).at, count - 1);
+      await sidebar.press('Home');
+      assert.equal((await openButtons()).at, 0);
       for (let i = 0; i < 40; i++) {
         const here = await sidebar.evaluate(() => document.activeElement?.innerText ?? '');
         if (here.includes('אילו לשוניות פתוחות אצלי?')) break;
-        await sidebar.press('Tab');
+        await sidebar.press('ArrowDown');
       }
+      assert.match(await sidebar.evaluate(() => document.activeElement?.innerText ?? ''), /אילו לשוניות פתוחות אצלי\?/);
+      await sidebar.screenshot(screenshotPath(browserName, 'he-sidebar-list'));
       await sidebar.press('Enter');
       await sidebar.waitForText('בסדר, ירוק.');
       await sidebar.close();

@@ -109,4 +109,29 @@ describe('ChatConversationList', () => {
     expect(row(wrapper, 0).find('.confirm-text').exists()).toBe(false);
     expect(row(wrapper, 2).find('input').exists()).toBe(true);
   });
+  test('keyboard: Down from the search box enters the list, Up/Down/Home/End move between conversations, Enter opens', async () => {
+    const wrapper = mountList();
+    const opens = () => wrapper.findAll('button.open').map((b) => b.element);
+    await wrapper.get('#conversation-search').trigger('keydown', { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(opens()[0]);
+    await wrapper.findAll('button.open')[0]!.trigger('keydown', { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(opens()[1]);
+    await wrapper.findAll('button.open')[1]!.trigger('keydown', { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(opens()[0]);
+    await wrapper.findAll('button.open')[0]!.trigger('keydown', { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(opens()[0]);
+    await wrapper.findAll('button.open')[0]!.trigger('keydown', { key: 'End' });
+    expect(document.activeElement).toBe(opens()[2]);
+    await wrapper.findAll('button.open')[2]!.trigger('keydown', { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(opens()[2]);
+    await wrapper.findAll('button.open')[2]!.trigger('keydown', { key: 'Home' });
+    expect(document.activeElement).toBe(opens()[0]);
+    // A row being renamed is skipped.
+    await wrapper.get('button[aria-label="Rename Compare laptops"]').trigger('click');
+    await wrapper.findAll('button.open')[0]!.trigger('keydown', { key: 'ArrowDown' });
+    expect((document.activeElement as HTMLElement).textContent).toContain('Tax form');
+    // Enter on a button is a click: it opens.
+    await wrapper.findAll('button.open')[1]!.trigger('click');
+    expect(wrapper.emitted('open')).toEqual([['c3']]);
+  });
 });
