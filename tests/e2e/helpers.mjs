@@ -64,10 +64,18 @@ export function approveAll(page) {
   };
 }
 
-/** Types a message in the sidebar and sends it with the Send button. */
+/**
+ * Types a message in the sidebar and sends it with the Send button, then waits (up to 5 s) until
+ * it is shown as the conversation's last message of the user: what a test waits for next must not
+ * be matched by what the sidebar showed before (another conversation's answer).
+ */
 export async function sendMessage(sidebar, text) {
   await sidebar.fill('Message', text);
   await sidebar.click('button', 'Send');
+  const first = text.trim().split('\n')[0];
+  await sidebar
+    .waitFor((line) => [...document.querySelectorAll('main article.user')].at(-1)?.textContent.includes(line) ?? false, first, { timeout: 5000 })
+    .catch(() => undefined);
 }
 
 /** Waits until no run is going in the sidebar (the Send button is back). */
