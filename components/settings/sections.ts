@@ -1,5 +1,6 @@
 import { pluginUi, type SettingsSection } from '@/core/ui/plugins';
 import { defineAsyncComponent } from 'vue';
+import { t } from '@/core/ui/i18n';
 import SettingsPlugins from './SettingsPlugins.vue';
 import SettingsProvider from './SettingsProvider.vue';
 
@@ -12,9 +13,9 @@ const GROUPS = ['Agent', 'Privacy', 'Data'];
 const core: SettingsSection[] = [
   { id: 'provider', group: 'Agent', title: 'Model provider', component: SettingsProvider, order: 0 },
   { id: 'plugins', group: 'Agent', title: 'Plugins', component: SettingsPlugins, order: 100 },
-  { id: 'limits', group: 'Agent', title: 'Usage and limits', component: defineAsyncComponent(() => import('./SettingsLimits.vue')), order: 200 },
+  { id: 'limits', group: 'Agent', title: () => t('limits.title'), component: defineAsyncComponent(() => import('./SettingsLimits.vue')), order: 200 },
   { id: 'permissions', group: 'Privacy', title: 'Permissions', component: defineAsyncComponent(() => import('./SettingsPermissions.vue')), order: 0 },
-  { id: 'data', group: 'Data', title: 'Your data', component: defineAsyncComponent(() => import('./SettingsData.vue')), order: 0 },
+  { id: 'data', group: 'Data', title: () => t('dataSettings.title'), component: defineAsyncComponent(() => import('./SettingsData.vue')), order: 0 },
 ];
 
 /** Every section: the core's and the plugins', by group, then by order. */

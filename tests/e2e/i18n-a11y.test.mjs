@@ -13,23 +13,23 @@ import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { waitForIdle } from './helpers.mjs';
 
-const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', conversations: 'שיחות', general: 'שפה ומקלדת', language: 'שפה' };
+const HE = { message: 'הודעה', send: 'שליחה', stop: 'עצירה', welcome: 'במה אוכל לעזור?', newChat: 'שיחה חדשה', conversations: 'שיחות', general: 'שפה ומקלדת', language: 'שפה',
+  baseUrl: 'כתובת בסיס', model: 'מודל', apiKey: 'מפתח API', save: 'שמירה', saved: 'נשמר. הפרופיל הזה הוא ברירת המחדל' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Sets the model provider on the options page in Hebrew (helpers' `configureProvider` finds the
- * section link by its English name). The provider form's own fields are still English
- * (SettingsProvider is on the not-yet-converted list).
+ * section link and the fields by their English names).
  */
 async function configureProviderHe(h, { baseUrl, apiKey }) {
   const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
   await options.click('link', 'ספק מודלים');
   await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
-  await options.fill('Base URL', baseUrl);
-  await options.fill('Model', 'scripted-model');
-  await options.fill('API key', apiKey);
-  await options.click('button', 'Save');
-  await options.waitForText('Saved.');
+  await options.fill(HE.baseUrl, baseUrl);
+  await options.fill(HE.model, 'scripted-model');
+  await options.fill(HE.apiKey, apiKey);
+  await options.click('button', HE.save);
+  await options.waitForText(HE.saved);
   return options;
 }
 
@@ -115,6 +115,9 @@ for (const browserName of selectedBrowsers()) {
         if (hash === '#general') {
           await options.waitForText('Alt+Shift+E');
           await options.screenshot(screenshotPath(browserName, 'he-settings-general'));
+        }
+        if (['#provider', '#limits', '#mcp', '#sites', '#data'].includes(hash)) {
+          await options.screenshot(screenshotPath(browserName, `he-settings-${hash.slice(1)}`));
         }
       }
       await options.close();
