@@ -299,6 +299,11 @@ for (const browserName of selectedBrowsers()) {
       // The full record stays: after a reload every result is there, whole.
       await sidebar.reload();
       await sidebar.waitForText(`Done: read it ${STEPS} times.`);
+      // A long conversation shows its latest messages first; earlier ones come with Show earlier.
+      for (let page = 0; page < 10 && (await sidebar.evaluate(() => document.querySelectorAll('details.tool').length)) < STEPS; page++) {
+        await sidebar.click('button', 'Show earlier messages');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       assert.equal((await sidebar.texts('details.tool')).length, STEPS);
       await sidebar.close();
     });
