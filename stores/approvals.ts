@@ -1,3 +1,4 @@
+import { errorText } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approvals/gate';
@@ -50,7 +51,7 @@ export const useApprovalsStore = defineStore('approvals', () => {
       await sendMessage('answerApproval', { id, answer: value });
       approvals.value = approvals.value.filter((a) => a.id !== id);
     } catch (e) {
-      error.value = (e as Error).message;
+      error.value = errorText(e);
     }
   }
 
@@ -59,7 +60,7 @@ export const useApprovalsStore = defineStore('approvals', () => {
     try {
       permissions.value = await sendMessage('revokePermission', { tool, site });
     } catch (e) {
-      error.value = (e as Error).message;
+      error.value = errorText(e);
     }
   }
 

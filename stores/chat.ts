@@ -1,3 +1,4 @@
+import { errorText } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
@@ -120,7 +121,7 @@ export const useChatStore = defineStore('chat', () => {
       return true;
     } catch (error) {
       void refresh();
-      requestError.value = (error as Error).message;
+      requestError.value = errorText(error);
       return false;
     }
   }
@@ -157,7 +158,7 @@ export const useChatStore = defineStore('chat', () => {
     try {
       upsertConversation(await sendMessage('setActWithoutAsking', { conversationId: id, on }));
     } catch (error) {
-      requestError.value = (error as Error).message;
+      requestError.value = errorText(error);
     }
   }
 

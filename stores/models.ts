@@ -1,3 +1,4 @@
+import { errorText, say } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { ref, shallowReactive } from 'vue';
 import type { ModelInfo } from '@/core/agent/providers/common';
@@ -46,9 +47,9 @@ export const useModelsStore = defineStore('models', () => {
         lists.set(profile.id, { loading: true, models: lists.get(profile.id)?.models ?? [] });
         try {
           const answer = await sendMessage('listModels', { profileId: profile.id });
-          lists.set(profile.id, { loading: false, models: answer.models, error: answer.error });
+          lists.set(profile.id, { loading: false, models: answer.models, error: answer.error === undefined ? undefined : say(answer.said, answer.error) });
         } catch (error) {
-          lists.set(profile.id, { loading: false, models: [], error: (error as Error).message });
+          lists.set(profile.id, { loading: false, models: [], error: errorText(error) });
         }
       }),
     );

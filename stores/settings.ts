@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
+import type { Said } from '@/core/i18n/catalog';
 import { sendMessage, type ModelListRequest, type PluginInfo, type ProtocolMap, type ProviderView, type UiEvent } from '@/core/messaging/protocol';
 import { subscribe } from '@/core/ui/events';
 
@@ -37,7 +38,7 @@ export const useSettingsStore = defineStore('settings', () => {
   }
 
   /** The models a provider lists, for the form's values; `error` in words when it would not say. */
-  function listModels(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string }> {
+  function listModels(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string; said?: Said }> {
     return sendMessage('listModels', request);
   }
 

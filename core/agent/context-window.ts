@@ -1,6 +1,7 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import type { ToolSpec } from '@/core/registry/types';
-import { ProviderError } from './errors';
+import { said, type Said } from '@/core/i18n/catalog';
+import { ProviderError, runError } from './errors';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
 import { contentOutputValue, imageCount, imageSizeReplacer } from './tool-images';
 
@@ -34,7 +35,7 @@ export interface ContextWindowOptions {
    * Tells the conversation where its context was shortened (the full record stays in storage);
    * `once`: a note the conversation needs only once.
    */
-  onCompact?(text: string, once?: boolean): void;
+  onCompact?(words: Said, once?: boolean): void;
 }
 
 /** A rough token count of a request: its prompt and tool definitions. */
@@ -93,7 +94,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     return learned && base ? Math.min(learned, base) : (learned ?? base);
   };
 
-  const notify = (text: string, once?: boolean) => options.onCompact?.(text, once);
+  const notify = (words: Said, once?: boolean) => options.onCompact?.(words, once);
 
   async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
     const budget = max - reserveFor(max);
@@ -102,20 +103,14 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     // Nothing in the conversation can make room for the instructions and the tools themselves.
     const fixed = estimateTokens(prompt.filter((m) => m.role === 'system'), request.tools);
     if (fixed > max * 0.9) {
-      throw new ProviderError({
-        kind: 'context_length',
-        message: `The model's context window (${max} tokens) is too small for Sidequest's instructions and the tools that are on (about ${fixed} tokens). Switch off plugins in Settings → Plugins, or pick a model with a larger context.`,
-      });
+      throw new ProviderError(runError('context_length', 'errors.provider.contextTooSmall', { max, fixed }));
     }
 
     // 1. Old tool results (all but the latest step's) cut short.
     prompt = shortenOld(prompt);
     if (!toldShortened) {
       toldShortened = true;
-      notify(
-        `Older tool results were shortened in what the model is sent, to fit its context window of ${max} tokens. The full results stay in this conversation.`,
-        true,
-      );
+      notify(said('notices.resultsShortened', { max }), true);
     }
     if (estimateTokens(prompt, request.tools) <= budget) return prompt;
 
@@ -131,9 +126,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         const previous = summary && prompt[system] && isSummaryMessage(prompt[system]!) ? summary.count - 1 : 0;
         summary = { count: previous + made.count, text: made.text };
         prompt = withSummary(shortenOld(request.prompt), system, summary);
-        notify(
-          `The earlier part of this conversation was summarized for the model, to fit its context window of ${max} tokens. The full record stays here.`,
-        );
+        notify(said('notices.summarized', { max }));
       }
     }
     if (estimateTokens(prompt, request.tools) <= budget) return prompt;

@@ -1,4 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
+import { english, said, type MessageKey, type Said, type SaidParams } from '@/core/i18n/catalog';
 
 /** What went wrong with the model provider, in categories the UI words differently. */
 export type ProviderErrorKind =
@@ -17,8 +18,10 @@ export type ProviderErrorKind =
 /** A provider failure as stored on the conversation and shown to the user. */
 export interface RunError {
   kind: ProviderErrorKind;
-  /** A sentence for the user: what happened and what to do. */
+  /** A sentence for the user: what happened and what to do (English: traces, exports). */
   message: string;
+  /** The same sentence as words the pages translate (absent in conversations saved before it). */
+  said?: Said;
   status?: number;
   /** The provider's own words, when it sent any (shortened). */
   detail?: string;
@@ -31,7 +34,14 @@ export class ProviderError extends Error {
   }
 }
 
-const BROKE_OFF = 'The connection to the model provider broke off in the middle of the answer. Retry to ask again.';
+/** A `RunError` of `kind` worded by the message `key` (English `message`, translatable `said`). */
+export function runError(kind: ProviderErrorKind, key: MessageKey, params?: SaidParams): RunError {
+  const words = said(key, params);
+  return { kind, message: english(words), said: words };
+}
+
+const BROKE_OFF = (): RunError => runError('network', 'errors.provider.brokeOff');
+const unreachable = (baseUrl: string): RunError => runError('network', 'errors.provider.unreachable', { baseUrl });
 
 /**
  * Maps whatever the SDK or fetch threw to a `RunError` the user can act on. `answerStarted`: the
@@ -49,15 +59,11 @@ export function describeProviderError(
     const status = error.statusCode;
     const detail = providerDetail(error.responseBody) ?? undefined;
     if (status === undefined) {
-      return {
-        kind: 'network',
-        message: `Could not reach the model provider at ${baseUrl}. Check that it is running and that the base URL in Settings is right.`,
-        detail: causeMessage(error) ?? detail,
-      };
+      return { ...unreachable(baseUrl), detail: causeMessage(error) ?? detail };
     }
     if (status >= 200 && status < 300) {
       // The answer had started (HTTP 200) and then the stream broke.
-      return { kind: 'network', message: BROKE_OFF, detail: causeMessage(error) ?? detail };
+      return { ...BROKE_OFF(), detail: causeMessage(error) ?? detail };
     }
     return { ...describeStatus(status, baseUrl, detail), status, detail };
   }
@@ -65,23 +71,15 @@ export function describeProviderError(
   const message = (error as { message?: string } | null)?.message ?? String(error);
   const unreadable = /JSONParseError|TypeValidationError|InvalidResponseDataError|EmptyResponseBodyError/.test(name);
   if (answerStarted && !unreadable && name === 'TypeError') {
-    return { kind: 'network', message: BROKE_OFF, detail: message };
+    return { ...BROKE_OFF(), detail: message };
   }
   if (name === 'TypeError' && /fetch|network/i.test(message)) {
-    return {
-      kind: 'network',
-      message: `Could not reach the model provider at ${baseUrl}. Check that it is running and that the base URL in Settings is right.`,
-      detail: message,
-    };
+    return { ...unreachable(baseUrl), detail: message };
   }
   if (unreadable || /JSON|parse|validation/i.test(message)) {
-    return {
-      kind: 'malformed',
-      message: `The model provider sent a response that could not be read. It may not speak the ${protocol} protocol, or the connection broke mid-answer.`,
-      detail: shorten(message),
-    };
+    return { ...runError('malformed', 'errors.provider.malformed', { protocol }), detail: shorten(message) };
   }
-  return { kind: 'unknown', message: `The model request failed: ${shorten(message)}` };
+  return runError('unknown', 'errors.provider.failed', { detail: shorten(message) });
 }
 
 /** Provider wordings of "the prompt does not fit the context window" (OpenAI, Anthropic, Gemini, Ollama, vLLM…). */
@@ -95,34 +93,25 @@ export function isContextTooLong(detail: string | undefined): boolean {
 
 function describeStatus(status: number, baseUrl: string, detail?: string): Omit<RunError, 'status' | 'detail'> {
   if ((status === 400 || status === 413) && isContextTooLong(detail)) {
-    return {
-      kind: 'context_length',
-      message: `The conversation is too long for the model's context window (HTTP ${status}). Start a new conversation, or pick a model with a larger context.`,
-    };
+    return runError('context_length', 'errors.provider.contextLength', { status });
   }
   const keyRefused = status === 400 && Boolean(detail && /api[ _-]?key not valid|invalid[ _-]?api[ _-]?key|API_KEY_INVALID/i.test(detail));
   if (status === 401 || status === 403 || keyRefused) {
-    return {
-      kind: 'auth',
-      message: `The model provider refused the request (HTTP ${status}): the API key is missing or wrong. Set it in Settings → Model provider.`,
-    };
+    return runError('auth', 'errors.provider.auth', { status });
   }
   if (status === 429) {
-    return { kind: 'rate_limit', message: 'The model provider is limiting requests (HTTP 429). Wait a moment, then send again.' };
+    return runError('rate_limit', 'errors.provider.rateLimit', { status });
   }
   if (status === 529 || (status === 503 && /overload|busy/i.test(detail ?? ''))) {
-    return { kind: 'overloaded', message: `The model provider is overloaded (HTTP ${status}). Try again in a moment.` };
+    return runError('overloaded', 'errors.provider.overloaded', { status });
   }
   if (status === 404 || (status === 400 && detail && /model.*(not found|does not exist)|unknown model|invalid model/i.test(detail))) {
-    return {
-      kind: 'not_found',
-      message: `The model provider answered HTTP ${status}: it does not know this model or address. Check the base URL (${baseUrl}) and the model name in Settings.`,
-    };
+    return runError('not_found', 'errors.provider.notFound', { status, baseUrl });
   }
   if (status >= 500) {
-    return { kind: 'server', message: `The model provider had a server error (HTTP ${status}). Try again in a moment.` };
+    return runError('server', 'errors.provider.server', { status });
   }
-  return { kind: 'bad_request', message: `The model provider rejected the request (HTTP ${status}).` };
+  return runError('bad_request', 'errors.provider.rejected', { status });
 }
 
 /**

@@ -12,7 +12,7 @@ import type {
   UserMessage,
 } from '@/core/storage/db';
 import { scrubSecrets, type StepTrace, type TraceSink } from '@/core/data/trace';
-import { describeProviderError, ProviderError, type RunError } from './errors';
+import { describeProviderError, ProviderError, runError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import { systemPrompt } from './prompt';
 import type { Locale } from '@/core/i18n/locales';
@@ -109,7 +109,7 @@ export class AgentRunner {
       async *stream(request) {
         const meter = meters.get(conversationId);
         if (meter?.limit !== undefined && meter.used >= meter.limit) {
-          throw new ProviderError({ kind: 'bad_request', message: `The run reached its token budget (${meter.used} of ${meter.limit} tokens): no more model requests in this run.` });
+          throw new ProviderError(runError('bad_request', 'errors.run.budget', { used: meter.used, limit: meter.limit }));
         }
         for await (const event of client.stream(request)) {
           if (event.type === 'finish' && meter) meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
@@ -189,7 +189,7 @@ export class AgentRunner {
       const message = error instanceof Error ? error.message : String(error);
       await this.setStatus(conversationId, {
         status: 'error',
-        error: { kind: 'unknown', message: `The run stopped because of an internal error: ${message}` },
+        error: runError('unknown', 'errors.run.internal', { detail: message }),
       }).catch(() => undefined);
       throw error;
     }

@@ -1,4 +1,5 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import { said, type Said } from '@/core/i18n/catalog';
 import type { ToolSpec } from '@/core/registry/types';
 import { ProviderError, type RunError } from './errors';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
@@ -12,8 +13,7 @@ import { contentOutputValue } from './tool-images';
 const FENCE = 'tool_call';
 
 /** What the conversation says when a model is switched to prompted tool calls. */
-export const PROMPTED_NOTICE =
-  'This model has no native tool calling: Sidequest now describes the tools in its prompt and reads its calls from its answers.';
+export const PROMPTED_NOTICE: Said = said('notices.promptedTools');
 
 /** True when the provider refused the request because of its `tools` (Ollama's "does not support tools", a 400 naming tools). */
 export function refusesTools(info: RunError): boolean {

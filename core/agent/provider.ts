@@ -1,3 +1,4 @@
+import type { Said } from '@/core/i18n/catalog';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
@@ -77,8 +78,10 @@ export { parseToolInput, timedFetch } from './providers/sdk';
 
 export interface ProviderCheck {
   ok: boolean;
-  /** For the first-run message: what happened, in words. */
+  /** For the first-run message: what happened, in words (English). */
   message: string;
+  /** The same words for the pages to translate. */
+  said?: Said;
   /** The model the settings name. */
   model: string;
   /** The models the endpoint lists, when it answered. */

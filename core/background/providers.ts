@@ -1,7 +1,8 @@
-import { ProviderError } from '@/core/agent/errors';
+import { ProviderError, runError } from '@/core/agent/errors';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
-import { checkProvider, createAgentClient, describeListError, listModels, PROVIDER_LABELS, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
+import { checkProvider, createAgentClient, describeListError, listModels, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
 import { assertKeyTransport } from '@/core/agent/providers/common';
+import { english, SaidError, saidOf, type Said } from '@/core/i18n/catalog';
 import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core/messaging/protocol';
 import type { ConversationStore } from '@/core/storage/conversations';
 import type { AssistantMessage } from '@/core/storage/db';
@@ -54,12 +55,13 @@ export class ProviderService {
       settings.profiles.find((p) => p.id === (choice?.profileId ?? settings.activeId)) ??
       settings.profiles.find((p) => p.id === settings.activeId) ??
       settings.profiles[0];
-    if (!profile) throw new ProviderError({ kind: 'bad_request', message: 'No model provider is set up. Add one in Settings → Model provider.' });
+    if (!profile) throw new ProviderError(runError('bad_request', 'errors.provider.none'));
     const model = choice && choice.profileId === profile.id ? choice.model : profile.model;
     try {
       validateProviderProfile({ ...profile, model });
     } catch (error) {
-      throw new ProviderError({ kind: 'bad_request', message: `The provider settings are not usable: ${(error as Error).message}` });
+      const reason = saidOf(error) ?? (error as Error).message;
+      throw new ProviderError(runError('bad_request', 'errors.provider.unusable', { reason }));
     }
     return {
       type: profile.type,
@@ -80,7 +82,7 @@ export class ProviderService {
    * A model client for the conversation (or the default profile): prompted tool calls when the
    * model has none, the context window kept. Throws `ProviderError` if it cannot be built.
    */
-  async client(conversationId?: string, notice?: (kind: NoticeKind, text: string, once?: boolean) => void): Promise<ModelClient> {
+  async client(conversationId?: string, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): Promise<ModelClient> {
     return createAgentClient(await this.config(conversationId), notice);
   }
 
@@ -91,7 +93,8 @@ export class ProviderService {
     } catch (error) {
       const settings = await this.settings.getValue();
       const profile = settings.profiles.find((p) => p.id === settings.activeId);
-      return { ok: false, model: profile?.model ?? '', message: (error as Error).message };
+      const words = error instanceof ProviderError ? error.info.said : saidOf(error);
+      return { ok: false, model: profile?.model ?? '', message: (error as Error).message, said: words };
     }
     return checkProvider(config);
   }
@@ -128,7 +131,7 @@ export class ProviderService {
   /** Removes a profile and its key; the last one stays (there must be a default). */
   async remove(id: string): Promise<ProviderView> {
     const settings = await this.settings.getValue();
-    if (settings.profiles.length <= 1) throw new Error('This is the only profile: change it instead of deleting it.');
+    if (settings.profiles.length <= 1) throw new SaidError('errors.provider.onlyProfile');
     const profiles = settings.profiles.filter((p) => p.id !== id);
     const activeId = settings.activeId === id ? profiles[0]!.id : settings.activeId;
     await this.settings.setValue({ activeId, profiles });
@@ -140,7 +143,7 @@ export class ProviderService {
   }
 
   /** A provider's model list for a saved profile or the options form's values. */
-  async models(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string }> {
+  async models(request: ModelListRequest): Promise<{ models: ModelInfo[]; error?: string; said?: Said }> {
     const settings = await this.settings.getValue();
     const profile = settings.profiles.find((p) => p.id === (request.profileId ?? settings.activeId));
     const type = request.type ?? profile?.type ?? 'openai-compatible';
@@ -152,7 +155,8 @@ export class ProviderService {
     try {
       return { models: await listModels(config) };
     } catch (error) {
-      return { models: [], error: describeListError(error, PROVIDER_LABELS[type], baseUrl) };
+      const words = describeListError(error, type, baseUrl);
+      return { models: [], error: english(words), said: words };
     }
   }
 
@@ -164,9 +168,9 @@ export class ProviderService {
     const all = { ...(await conversationModels.getValue()) };
     if (choice) {
       const settings = await this.settings.getValue();
-      if (!settings.profiles.some((p) => p.id === choice.profileId)) throw new Error('That provider profile no longer exists.');
+      if (!settings.profiles.some((p) => p.id === choice.profileId)) throw new SaidError('errors.provider.profileGone');
       const model = choice.model.trim();
-      if (!model) throw new Error('Give a model name.');
+      if (!model) throw new SaidError('errors.provider.modelMissing');
       all[conversationId] = { profileId: choice.profileId, model };
     } else delete all[conversationId];
     await conversationModels.setValue(all);
@@ -204,9 +208,10 @@ export async function addNotice(
   hub: EventHub,
   conversationId: string,
   kind: NoticeKind,
-  text: string,
+  words: Said,
   once = false,
 ): Promise<void> {
+  const text = english(words);
   try {
     if (once) {
       const messages = await store.messages(conversationId);
@@ -219,6 +224,7 @@ export async function addNotice(
       status: 'complete',
       toolCalls: [],
       notice: kind,
+      said: words,
     });
     hub.broadcast({ type: 'message', message });
   } catch (error) {

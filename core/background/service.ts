@@ -61,7 +61,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // The model of a conversation (its pick in the sidebar, else the default profile's); notices
   // (prompted tool calls, shortened context) are written into that conversation.
   const getModelClient = (conversationId?: string) =>
-    providers.client(conversationId, conversationId ? (kind, text, once) => void addNotice(store, hub, conversationId, kind, text, once) : undefined);
+    providers.client(conversationId, conversationId ? (kind, words, once) => void addNotice(store, hub, conversationId, kind, words, once) : undefined);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const getRunBudget = async () => (await agentSettings.getValue()).runTokenBudget;
   const stepTimer = bench ? new StepTimer() : undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SaidError } from '@/core/i18n/catalog';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
 // Zod probes `new Function` unless told not to; the extension's CSP forbids it.
@@ -40,9 +41,17 @@ const usage = z.object({
   costUsd: z.number().finite().nonnegative().optional(),
 });
 
+/** Translatable words (`Said`): a key, and values that are text, numbers or words one level down. */
+const saidValue = z.union([z.string().max(2_000), z.number()]);
+const saidSchema = z.object({
+  key: z.string().max(200),
+  params: z.record(z.string().max(100), z.union([saidValue, z.object({ key: z.string().max(200), params: z.record(z.string().max(100), saidValue).optional() })])).optional(),
+});
+
 const runError = z.object({
   kind: z.string().max(40),
   message: text,
+  said: saidSchema.optional(),
   status: z.number().optional(),
   detail: text.optional(),
 });
@@ -79,6 +88,7 @@ const messageSchema = z.discriminatedUnion('role', [
     model: short.optional(),
     usage: usage.optional(),
     notice: z.enum(['prompted-tools', 'context']).optional(),
+    said: saidSchema.optional(),
   }),
   z.object({
     ...base,
@@ -105,7 +115,7 @@ const archiveSchema = z.object({
 });
 
 /** An import that cannot be done, in words that say what is wrong with the file. */
-export class ImportError extends Error {
+export class ImportError extends SaidError {
   override name = 'ImportError';
 }
 
@@ -122,41 +132,37 @@ export function makeArchive(entries: ArchiveEntry[], now = new Date()): Archive 
  */
 export function parseArchive(textOfFile: string): Archive {
   if (textOfFile.length > MAX_IMPORT_BYTES) {
-    throw new ImportError(`The file is ${megabytes(textOfFile.length)}; Sidequest imports files of at most ${megabytes(MAX_IMPORT_BYTES)}.`);
+    throw new ImportError('errors.import.tooLarge', { size: megabytes(textOfFile.length), max: megabytes(MAX_IMPORT_BYTES) });
   }
   let raw: unknown;
   try {
     raw = JSON.parse(textOfFile);
   } catch (error) {
-    throw new ImportError(`The file is not valid JSON (${(error as Error).message}). It may be truncated, or not a Sidequest export.`);
+    throw new ImportError('errors.import.notJson', { detail: (error as Error).message });
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError('The file is not a Sidequest export: it holds no export object.');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ImportError('errors.import.noObject');
   const head = raw as { format?: unknown; version?: unknown };
   if (head.format !== ARCHIVE_FORMAT) {
-    throw new ImportError(
-      head.format === SETTINGS_FORMAT_NAME
-        ? 'This is a settings file: import it under Settings file, not here.'
-        : `The file is not a Sidequest conversations export (its "format" is ${describe(head.format)}, expected "${ARCHIVE_FORMAT}").`,
-    );
+    throw head.format === SETTINGS_FORMAT_NAME
+      ? new ImportError('errors.import.settingsFile')
+      : new ImportError('errors.import.wrongFormat', { found: describe(head.format), expected: ARCHIVE_FORMAT });
   }
   if (head.version !== ARCHIVE_VERSION) {
     const newer = typeof head.version === 'number' && head.version > ARCHIVE_VERSION;
-    throw new ImportError(
-      newer
-        ? `The file is format version ${head.version}, made by a newer Sidequest; this one reads version ${ARCHIVE_VERSION}.`
-        : `The file's format version is ${describe(head.version)}; this Sidequest reads version ${ARCHIVE_VERSION}.`,
-    );
+    throw newer
+      ? new ImportError('errors.import.newerVersion', { version: String(head.version), expected: ARCHIVE_VERSION })
+      : new ImportError('errors.import.wrongVersion', { version: describe(head.version), expected: ARCHIVE_VERSION });
   }
   const parsed = archiveSchema.safeParse(raw);
-  if (!parsed.success) throw new ImportError(`The file is not a valid export: ${describeIssues(parsed.error.issues)}.`);
+  if (!parsed.success) throw new ImportError('errors.import.invalid', { issues: describeIssues(parsed.error.issues) });
   const seen = new Set<string>();
   const messageIds = new Set<string>();
   const conversations: ArchiveEntry[] = parsed.data.conversations.map((entry, index) => {
     const { actWithoutAsking: _ignored, ...conversation } = entry.conversation;
-    if (seen.has(conversation.id)) throw new ImportError(`The file is not a valid export: conversations[${index}] repeats the id ${conversation.id}.`);
+    if (seen.has(conversation.id)) throw new ImportError('errors.import.invalid', { issues: `conversations[${index}] repeats the id ${conversation.id}` });
     seen.add(conversation.id);
     const messages = entry.messages.map((message, at) => {
-      if (messageIds.has(message.id)) throw new ImportError(`The file is not a valid export: conversations[${index}].messages[${at}] repeats the message id ${message.id}.`);
+      if (messageIds.has(message.id)) throw new ImportError('errors.import.invalid', { issues: `conversations[${index}].messages[${at}] repeats the message id ${message.id}` });
       messageIds.add(message.id);
       return { ...message, conversationId: conversation.id } as StoredMessage;
     });

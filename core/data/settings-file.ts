@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { said, saidCount, type Said } from '@/core/i18n/catalog';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
@@ -61,24 +62,24 @@ export async function exportSettingsFile(db: SidequestDb, includeKeys: boolean, 
  * values, and keys if the file has them. Nothing is applied when anything is wrong. Returns the
  * names of what was applied.
  */
-export async function importSettingsFile(db: SidequestDb, text: string): Promise<string[]> {
-  if (text.length > MAX_IMPORT_BYTES) throw new ImportError('The file is too large to be a Sidequest settings file.');
+export async function importSettingsFile(db: SidequestDb, text: string): Promise<Said[]> {
+  if (text.length > MAX_IMPORT_BYTES) throw new ImportError('errors.import.settingsTooLarge');
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ImportError(`The file is not valid JSON (${(error as Error).message}).`);
+    throw new ImportError('errors.import.notJson', { detail: (error as Error).message });
   }
   const head = (raw ?? {}) as { format?: unknown; version?: unknown };
-  if (head.format !== SETTINGS_FORMAT) throw new ImportError(`The file is not a Sidequest settings file (expected "format": "${SETTINGS_FORMAT}").`);
-  if (head.version !== SETTINGS_VERSION) throw new ImportError(`The settings file is format version ${JSON.stringify(head.version)}; this Sidequest reads version ${SETTINGS_VERSION}.`);
+  if (head.format !== SETTINGS_FORMAT) throw new ImportError('errors.import.notSettings', { expected: SETTINGS_FORMAT });
+  if (head.version !== SETTINGS_VERSION) throw new ImportError('errors.import.settingsVersion', { version: String(JSON.stringify(head.version)), expected: SETTINGS_VERSION });
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) throw new ImportError(`The settings file is not valid: ${describeIssues(parsed.error.issues)}.`);
+  if (!parsed.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(parsed.error.issues) });
   const file = parsed.data;
   const provider = providerSettingsSchema.safeParse(file.provider);
-  if (!provider.success) throw new ImportError(`The settings file's provider profiles are not valid: ${describeIssues(provider.error.issues.map((i) => ({ ...i, path: ['provider', ...i.path] })))}.`);
+  if (!provider.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(provider.error.issues.map((i) => ({ ...i, path: ['provider', ...i.path] }))) });
   const limits = agentSettings.schema.safeParse(file.limits);
-  if (!limits.success) throw new ImportError(`The settings file's limits are not valid: ${describeIssues(limits.error.issues.map((i) => ({ ...i, path: ['limits', ...i.path] })))}.`);
+  if (!limits.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(limits.error.issues.map((i) => ({ ...i, path: ['limits', ...i.path] }))) });
   const rows = file.pluginData.filter((row) => !isTestOnly(row.key) && row.key !== PROVIDER_ROW);
   const keys = (file.keys ?? []).filter((row) => !isTestOnly(row.key));
   await db.transaction('rw', db.pluginData, db.secrets, async () => {
@@ -87,5 +88,10 @@ export async function importSettingsFile(db: SidequestDb, text: string): Promise
   });
   await providerSettingsStore(db).setValue(provider.data as ProviderSettings);
   await agentSettings.setValue(limits.data as AgentSettings);
-  return ['provider profiles', 'limits', `${rows.length} plugin values`, ...(keys.length ? [`${keys.length} API keys`] : [])];
+  return [
+    said('dataSettings.applied.profiles'),
+    said('dataSettings.applied.limits'),
+    saidCount('dataSettings.applied.pluginValues', rows.length),
+    ...(keys.length ? [saidCount('dataSettings.applied.keys', keys.length)] : []),
+  ];
 }

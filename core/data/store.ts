@@ -30,7 +30,7 @@ export async function importArchive(db: SidequestDb, archive: Archive): Promise<
     const messages = fresh.flatMap((e) => e.messages);
     const taken = (await db.messages.bulkGet(messages.map((m) => m.id))).find(Boolean);
     if (taken) {
-      throw new ImportError(`The file's message ${taken.id} has the id of a message already here, in another conversation: nothing was imported.`);
+      throw new ImportError('errors.import.messageTaken', { id: taken.id });
     }
     await db.conversations.bulkAdd(fresh.map((e) => e.conversation));
     await db.messages.bulkAdd(messages);

@@ -1,4 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { Said } from '@/core/i18n/catalog';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
 import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approvals/gate';
@@ -71,7 +72,7 @@ export interface ProtocolMap extends BenchProtocolMap {
   saveProvider(data: Partial<ProviderProfileInput> & { baseUrl: string; model: string; apiKey?: string }): ProviderView;
   deleteProviderProfile(data: { id: string }): ProviderView;
   /** The models a provider lists; `error` in words when it would not say. */
-  listModels(data: ModelListRequest): { models: ModelInfo[]; error?: string };
+  listModels(data: ModelListRequest): { models: ModelInfo[]; error?: string; said?: Said };
   /** The model picked for a conversation in the sidebar (id 'new': the next one created); null: the default profile's. */
   getConversationModel(data: { conversationId: string }): ModelChoice | null;
   /** Picks a conversation's model (null: back to the default); its next request uses it. */
@@ -98,7 +99,7 @@ export interface ProtocolMap extends BenchProtocolMap {
   /** The settings as a file; API keys only when asked. */
   exportSettings(data: { includeKeys: boolean }): SettingsFile;
   /** Applies a settings file's text; throws, in words, what is wrong (nothing is applied then). */
-  importSettings(data: { text: string }): { applied: string[] };
+  importSettings(data: { text: string }): { applied: Said[] };
   /** Ids of conversations whose title or text contains the query (most recent first). */
   searchConversations(data: { query: string }): string[];
   /** The request and response of the step that produced an answer (keys redacted), if kept. */

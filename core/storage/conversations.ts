@@ -1,4 +1,5 @@
 import Dexie from 'dexie';
+import { DEFAULT_TITLE } from './default-title';
 import type {
   AssistantMessage,
   Conversation,
@@ -7,7 +8,7 @@ import type {
   ToolMessage,
 } from './db';
 
-export const DEFAULT_TITLE = 'New conversation';
+export { DEFAULT_TITLE };
 const MAX_TITLE = 80;
 
 /** A message before the store has given it an id, a place and a time. */

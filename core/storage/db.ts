@@ -1,5 +1,6 @@
 import Dexie, { type EntityTable, type Table } from 'dexie';
 import type { RunError } from '@/core/agent/errors';
+import type { Said } from '@/core/i18n/catalog';
 import type { Usage } from '@/core/agent/provider';
 import type { StepTrace } from '@/core/data/trace';
 import type { ToolResult } from '@/core/registry/types';
@@ -64,6 +65,8 @@ export interface AssistantMessage extends MessageBase {
   usage?: Usage;
   /** A note from Sidequest itself (prompted tool calls, a shortened context): shown, never sent to the model. */
   notice?: 'prompted-tools' | 'context';
+  /** A notice's words for the pages to translate (`text` holds them in English). */
+  said?: Said;
 }
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';

@@ -1,6 +1,7 @@
 import { z } from 'zod/mini';
 import { LOCALES, type LanguageChoice } from '@/core/i18n/locales';
 import type { ProviderType, ToolMode } from '@/core/agent/provider';
+import { said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
@@ -145,10 +146,10 @@ export type ProviderProfileInput = Omit<ProviderProfile, 'id' | 'name'> & { id?:
 export function validateProviderProfile(input: ProviderProfileInput): Omit<ProviderProfile, 'id'> & { id?: string } {
   const type: ProviderType = (['openai-compatible', 'anthropic', 'google', 'ollama'] as const).includes(input.type) ? input.type : 'openai-compatible';
   const { baseUrl, model } = validateProviderSettings({ baseUrl: input.baseUrl, model: input.model });
-  const count = (value: unknown, what: string) => {
+  const count = (value: unknown, what: Said) => {
     if (value === undefined || value === null || value === '') return undefined;
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 256 || n > 10_000_000) throw new Error(`${what} must be a whole number of tokens between 256 and 10,000,000.`);
+    if (!Number.isInteger(n) || n < 256 || n > 10_000_000) throw new SaidError('errors.settings.tokenCount', { what, min: '256', max: '10,000,000' });
     return n;
   };
   return {
@@ -157,8 +158,8 @@ export function validateProviderProfile(input: ProviderProfileInput): Omit<Provi
     type,
     baseUrl,
     model,
-    contextLength: count(input.contextLength, 'Context window'),
-    numCtx: type === 'ollama' ? count(input.numCtx, 'Ollama context (num_ctx)') : undefined,
+    contextLength: count(input.contextLength, said('provider.contextWindow')),
+    numCtx: type === 'ollama' ? count(input.numCtx, said('provider.numCtx')) : undefined,
     toolMode: input.toolMode === 'prompted' ? 'prompted' : undefined,
     ...prices(input.inputPrice, input.outputPrice),
   };
@@ -171,7 +172,7 @@ function prices(input: unknown, output: unknown): { inputPrice?: number; outputP
   const a = Number(input);
   const b = Number(output);
   if (blank(input) || blank(output) || !Number.isFinite(a) || !Number.isFinite(b) || a < 0 || b < 0 || a > 10_000 || b > 10_000) {
-    throw new Error('Prices must both be numbers of US dollars per million tokens, between 0 and 10,000 (or both empty).');
+    throw new SaidError('errors.settings.prices');
   }
   return { inputPrice: a, outputPrice: b };
 }
@@ -192,13 +193,13 @@ export function validateProviderSettings(input: { baseUrl: string; model: string
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new Error('Base URL must be a full address, like http://localhost:11434/v1.');
+    throw new SaidError('errors.settings.baseUrlInvalid', { example: 'http://localhost:11434/v1' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error('Base URL must start with http:// or https://.');
+    throw new SaidError('errors.settings.baseUrlScheme');
   }
   const model = input.model.trim();
-  if (!model) throw new Error('Model must not be empty: give the model name the provider knows, like gpt-4o-mini or llama3.2.');
+  if (!model) throw new SaidError('errors.settings.modelEmpty', { examples: 'gpt-4o-mini, llama3.2' });
   return { baseUrl, model };
 }
 

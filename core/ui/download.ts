@@ -1,3 +1,5 @@
+import { SaidError } from '@/core/i18n/catalog';
+
 /**
  * Saves text as a file from an extension page: a Blob URL and an `<a download>` click, without
  * the `downloads` permission. Checked end to end in Chromium and Firefox from the settings page
@@ -20,7 +22,7 @@ export function downloadText(fileName: string, text: string, type: string): void
 /** Reads a file the user picked, refusing one larger than `maxBytes` before reading it. */
 export async function readPickedFile(file: File, maxBytes: number): Promise<string> {
   if (file.size > maxBytes) {
-    throw new Error(`${file.name} is ${(file.size / 1024 / 1024).toFixed(1)} MB; Sidequest imports files of at most ${(maxBytes / 1024 / 1024).toFixed(0)} MB.`);
+    throw new SaidError('errors.import.fileTooLarge', { name: file.name, size: (file.size / 1024 / 1024).toFixed(1), max: (maxBytes / 1024 / 1024).toFixed(0) });
   }
   return file.text();
 }

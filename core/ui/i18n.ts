@@ -1,11 +1,21 @@
 import { readonly, ref } from 'vue';
-import type { GeneratedI18nStructure } from '#i18n';
+import {
+  english,
+  interpolate,
+  isSaid,
+  known,
+  render,
+  saidOf,
+  source,
+  translate,
+  translatePlural,
+  type MessageKey,
+  type Params,
+  type PluralKey,
+  type Said,
+  type SaidParams,
+} from '@/core/i18n/catalog';
 import { LOCALE_INFO, LOCALES, localeOf, type Locale } from '@/core/i18n/locales';
-import en from '@/locales/en.json';
-import he from '@/locales/he.json';
-import hy from '@/locales/hy.json';
-import vi from '@/locales/vi.json';
-import zhCN from '@/locales/zh_CN.json';
 
 /**
  * The pages' translations. The same files under `locales/` feed `@wxt-dev/i18n`'s module, which
@@ -23,16 +33,7 @@ import zhCN from '@/locales/zh_CN.json';
  * change of language without a reload.
  */
 
-type Catalog = Record<string, unknown>;
-const CATALOGS: Record<Locale, Catalog> = { en, he, vi, hy, 'zh-CN': zhCN };
-
-type Leaf = Extract<keyof GeneratedI18nStructure, string>;
-type PluralCategory = 'zero' | 'one' | 'two' | 'few' | 'many' | 'other';
-/** A key of a plain message (`locales/en.json`, dotted). */
-export type MessageKey = Exclude<Leaf, `@@${string}` | `${string}.${PluralCategory}`>;
-/** A key of a plural message: its object holds one string per CLDR category. */
-export type PluralKey = { [K in Leaf]: K extends `${infer Base}.other` ? Base : never }[Leaf];
-export type Params = Record<string, string | number>;
+export type { MessageKey, Params, PluralKey, Said };
 
 const current = ref<Locale>('en');
 
@@ -53,44 +54,35 @@ export function dir(): 'ltr' | 'rtl' {
   return LOCALE_INFO[current.value].dir;
 }
 
-function lookup(catalog: Catalog, key: string): unknown {
-  let node: unknown = catalog;
-  for (const part of key.split('.')) {
-    if (!node || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
-}
-
-function interpolate(text: string, params: Params | undefined): string {
-  if (!params) return text;
-  return text.replace(/\{([A-Za-z0-9_]+)\}/g, (match, name: string) =>
-    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : match,
-  );
-}
-
 /** The message in the current language, else in English, else the key itself (never throws). */
-export function t(key: MessageKey, params?: Params): string {
-  const found = lookup(CATALOGS[current.value], key);
-  const text = typeof found === 'string' ? found : lookup(CATALOGS.en, key);
-  return interpolate(typeof text === 'string' ? text : key, params);
+export function t(key: MessageKey, params?: SaidParams): string {
+  return translate(current.value, key, params);
 }
 
 /** The plural message for `count` in the current language (CLDR category, then `other`, then English). */
 export function tn(key: PluralKey, count: number, params?: Params): string {
-  const loc = current.value;
-  const category = new Intl.PluralRules(loc).select(count);
-  const all = { count: formatNumber(count), ...params };
-  for (const [catalog, cat] of [
-    [CATALOGS[loc], category],
-    [CATALOGS[loc], 'other'],
-    [CATALOGS.en, new Intl.PluralRules('en').select(count)],
-    [CATALOGS.en, 'other'],
-  ] as const) {
-    const text = lookup(catalog, `${key}.${cat}`);
-    if (typeof text === 'string') return interpolate(text, all);
-  }
-  return key;
+  return translatePlural(current.value, key, count, { count: formatNumber(count), ...params });
+}
+
+/**
+ * Words the background wrote (`Said`) in the page's language; plain text as it is. `fallback`
+ * (the English text stored beside them) is shown for words that name no known message.
+ */
+export function say(words: Said | string | undefined, fallback = ''): string {
+  if (isSaid(words)) return known(current.value, words) ? render(current.value, words) : fallback || words.key;
+  return words ?? fallback;
+}
+
+/** Items joined as a list in the page's language ("a, b, and c"). */
+export function formatList(items: readonly string[]): string {
+  return new Intl.ListFormat(current.value, { type: 'conjunction' }).format(items);
+}
+
+/** An error for the user: its `Said` words in the page's language, else its message. */
+export function errorText(error: unknown): string {
+  const words = saidOf(error);
+  if (words) return say(words);
+  return error instanceof Error ? error.message : String((error as { message?: unknown } | null)?.message ?? error);
 }
 
 /**
@@ -98,20 +90,17 @@ export function tn(key: PluralKey, count: number, params?: Params): string {
  * (`BaseI18n`): `[{text}, {slot: 'tool'}, {text}]`. Placeholders given in `params` are filled in.
  */
 export function parts(key: MessageKey, params?: Params): Array<{ text: string } | { slot: string }> {
-  const source = (() => {
-    const found = lookup(CATALOGS[current.value], key) ?? lookup(CATALOGS.en, key);
-    return typeof found === 'string' ? found : key;
-  })();
+  const text = source(current.value, key) ?? key;
   const out: Array<{ text: string } | { slot: string }> = [];
   let last = 0;
-  for (const match of source.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
+  for (const match of text.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
     const name = match[1]!;
     if (params && Object.prototype.hasOwnProperty.call(params, name)) continue;
-    if (match.index > last) out.push({ text: interpolate(source.slice(last, match.index), params) });
+    if (match.index > last) out.push({ text: interpolate(text.slice(last, match.index), params, current.value) });
     out.push({ slot: name });
     last = match.index + match[0].length;
   }
-  if (last < source.length) out.push({ text: interpolate(source.slice(last), params) });
+  if (last < text.length) out.push({ text: interpolate(text.slice(last), params, current.value) });
   return out;
 }
 
@@ -153,4 +142,4 @@ export function browserLanguage(): string | undefined {
   }
 }
 
-export { LOCALES, LOCALE_INFO, localeOf };
+export { english, LOCALES, LOCALE_INFO, localeOf };

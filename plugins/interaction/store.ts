@@ -1,3 +1,4 @@
+import { errorText } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { sendMessage } from '@/core/messaging/protocol';
@@ -34,7 +35,7 @@ export const useQuestionsStore = defineStore('questions', () => {
       await sendMessage('answerQuestion', { id, answer: value });
       questions.value = questions.value.filter((q) => q.id !== id);
     } catch (e) {
-      error.value = (e as Error).message;
+      error.value = errorText(e);
     }
   }
 

@@ -4,6 +4,7 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
+import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import type { McpOAuthProvider } from './oauth';
 import type { McpCallResult } from './results';
 
@@ -37,13 +38,14 @@ export interface ConnectOptions {
 }
 
 /** An error worded for the user and the model, with the HTTP status when there was one. */
-export class McpConnectError extends Error {
+export class McpConnectError extends SaidError {
   override name = 'McpConnectError';
   constructor(
-    message: string,
+    key: MessageKey,
+    params: SaidParams,
     readonly status?: number,
   ) {
-    super(message);
+    super(key, params);
   }
 }
 
@@ -73,7 +75,7 @@ export class McpConnection {
     try {
       url = new URL(options.url);
     } catch {
-      throw new McpConnectError(`"${options.url}" is not a valid address.`);
+      throw new McpConnectError('mcp.errors.badAddress', { url: options.url });
     }
     const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     // No cookies: the server gets the credentials the user configured, never the browser's session.
@@ -91,7 +93,7 @@ export class McpConnection {
             : new SSEClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider });
         const connection = new McpConnection(client, kind, options, transport);
         try {
-          await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'connecting');
+          await withTimeout(client.connect(transport, { timeout: CONNECT_TIMEOUT_MS }), CONNECT_TIMEOUT_MS, 'mcp.errors.timeoutConnect');
           connection.listen();
           return connection;
         } catch (error) {
@@ -100,7 +102,7 @@ export class McpConnection {
           if (error instanceof UnauthorizedError && authProvider && authorizationUrl) {
             // The server wants the user to sign in (OAuth 2.1 with PKCE), once per attempt.
             if (!options.oauth?.signIn || signedIn) {
-              throw new McpConnectError(`The server at ${options.url} needs you to sign in: open Settings → Agent → MCP servers and press Sign in.`, 401);
+              throw new McpConnectError('mcp.errors.needsSignIn', { url: options.url }, 401);
             }
             signedIn = true;
             const code = authProvider.codeFrom(await options.oauth.signIn(authorizationUrl));
@@ -109,10 +111,7 @@ export class McpConnection {
           }
           if (authProvider?.attempted) {
             // It answered 401 and its OAuth could not be used (no metadata, no registration…).
-            throw new McpConnectError(
-              `The server at ${options.url} requires credentials (HTTP 401) and Sidequest could not sign in with OAuth (${oneLineOf(error)}). Add a bearer token or headers for it.`,
-              401,
-            );
+            throw new McpConnectError('mcp.errors.oauthFailed', { url: options.url, detail: oneLineOf(error) }, 401);
           }
           const status = statusOf(error);
           // Refused credentials are the answer: the other transport would be refused the same way.
@@ -137,7 +136,7 @@ export class McpConnection {
     if (this.closed || this.probing) return;
     this.probing = true;
     try {
-      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'a liveness check');
+      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'mcp.errors.timeoutPing');
     } catch {
       this.lose(new Error(cause.message || 'the connection failed'));
     } finally {
@@ -158,7 +157,7 @@ export class McpConnection {
   async check(): Promise<boolean> {
     if (!this.alive) return false;
     try {
-      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'a liveness check');
+      await withTimeout(this.client.ping({ timeout: PING_TIMEOUT_MS }), PING_TIMEOUT_MS + 500, 'mcp.errors.timeoutPing');
       return true;
     } catch (error) {
       this.lose(error instanceof Error ? error : new Error(String(error)));
@@ -199,7 +198,7 @@ export class McpConnection {
     if (this.closed) return;
     this.closed = true;
     if (terminate && this.wire instanceof StreamableHTTPClientTransport && this.wire.sessionId) {
-      await withTimeout(this.wire.terminateSession(), 1000, 'ending the session').catch(() => undefined);
+      await withTimeout(this.wire.terminateSession(), 1000, 'mcp.errors.timeoutClose').catch(() => undefined);
     }
     await this.client.close().catch(() => undefined);
   }
@@ -234,24 +233,24 @@ export function worded(error: unknown, url: string): McpConnectError {
   const status = statusOf(error);
   const raw = error instanceof Error ? error.message : String(error);
   if (status === 401) {
-    return new McpConnectError(`The server at ${url} refused the credentials (HTTP 401): the bearer token or headers are missing or wrong. Change them under the server's Credentials in Settings → Agent → MCP servers.`, 401);
+    return new McpConnectError('mcp.errors.refused', { url }, 401);
   }
   if (status === 403) {
-    return new McpConnectError(`The server at ${url} does not allow these credentials (HTTP 403). Check the token's access in Settings → Agent → MCP servers.`, 403);
+    return new McpConnectError('mcp.errors.forbidden', { url }, 403);
   }
-  if (status !== undefined) return new McpConnectError(`The server at ${url} answered HTTP ${status}: it does not look like an MCP server (tried Streamable HTTP and HTTP+SSE).`, status);
+  if (status !== undefined) return new McpConnectError('mcp.errors.notMcp', { url, status }, status);
   if (/fetch|network|ECONNREFUSED|terminated|connect/i.test(raw)) {
-    return new McpConnectError(`The server at ${url} cannot be reached (${raw.slice(0, 200)}). Is it running, and is the address right?`);
+    return new McpConnectError('mcp.errors.unreachable', { url, detail: raw.slice(0, 200) });
   }
-  return new McpConnectError(`Could not connect to the MCP server at ${url}: ${raw.slice(0, 300)}`);
+  return new McpConnectError('mcp.errors.connectFailed', { url, detail: raw.slice(0, 300) });
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, what: MessageKey): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return Promise.race([
     promise,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new McpConnectError(`The server did not answer ${what} within ${Math.round(ms / 1000)} s.`)), ms);
+      timer = setTimeout(() => reject(new McpConnectError(what, { seconds: Math.round(ms / 1000) })), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,7 @@
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
+import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { oneLine } from '@/core/registry/untrusted';
 import { McpConnection, worded, type McpTransportKind } from './connection';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
@@ -37,7 +38,7 @@ export interface McpServiceOptions {
 }
 
 /** A user-facing error of the settings form. */
-export class McpSettingsError extends Error {
+export class McpSettingsError extends SaidError {
   override name = 'McpSettingsError';
 }
 
@@ -45,6 +46,7 @@ interface Entry {
   config: McpServerConfig;
   status: McpServerStatus;
   lastError?: string;
+  lastErrorSaid?: Said;
   transport?: McpTransportKind;
   connectedAt?: number;
   hasCredentials: boolean;
@@ -114,7 +116,7 @@ export class McpService {
           description: t.description ?? '',
           ...(t.annotations?.readOnlyHint ? { readOnlyHint: true } : {}),
         })),
-        ...(entry.lastError ? { lastError: entry.lastError } : {}),
+        ...(entry.lastError ? { lastError: entry.lastError, lastErrorSaid: entry.lastErrorSaid } : {}),
         hasCredentials: entry.hasCredentials,
         ...(entry.signedIn ? { signedIn: true } : {}),
         ...(entry.needsSignIn ? { needsSignIn: true } : {}),
@@ -127,7 +129,7 @@ export class McpService {
     const url = checkUrl(input.url);
     const headers = credentialsFor(url, input);
     for (const entry of this.entries.values()) {
-      if (entry.config.url === url) throw new McpSettingsError(`This server is already in the list${entry.config.name ? ` as "${entry.config.name}"` : ''}.`);
+      if (entry.config.url === url) throw entry.config.name ? new McpSettingsError('mcp.errors.duplicateNamed', { name: entry.config.name }) : new McpSettingsError('mcp.errors.duplicate');
     }
     const name = oneLine((input.name ?? '').trim(), 60);
     const taken = new Set([...this.entries.values()].map((e) => e.config.slug));
@@ -227,7 +229,7 @@ export class McpService {
             if (entry.connection !== connection) return;
             entry.connection = undefined;
             entry.status = 'error';
-            entry.lastError = `The connection was lost (${oneLine(error.message, 200)}). It is tried again at the next call.`;
+            setError(entry, said('mcp.errors.lost', { detail: oneLine(error.message, 200) }));
             this.changed();
           },
         });
@@ -242,7 +244,7 @@ export class McpService {
         entry.needsSignIn = undefined;
         entry.status = 'connected';
         entry.connectedAt = Date.now();
-        entry.lastError = undefined;
+        setError(entry, undefined);
         await this.applyTools(entry, tools);
         return connection;
       } catch (error) {
@@ -250,7 +252,7 @@ export class McpService {
         const failure = worded(error, entry.config.url);
         entry.needsSignIn = Boolean(provider && /needs you to sign in/.test(failure.message));
         entry.status = 'error';
-        entry.lastError = failure.message;
+        setError(entry, failure.said);
         this.changed();
         throw failure;
       } finally {
@@ -266,7 +268,7 @@ export class McpService {
       const tools = await connection.listTools();
       if (entry.connection === connection) await this.applyTools(entry, tools);
     } catch (error) {
-      entry.lastError = `The tool list could not be read again: ${oneLine((error as Error).message, 200)}`;
+      setError(entry, said('mcp.errors.relistFailed', { detail: oneLine((error as Error).message, 200) }));
       this.changed();
     }
   }
@@ -292,7 +294,7 @@ export class McpService {
       const name = entry.names.get(tool.name)!;
       const inputSchema = mcpInputSchema(tool.inputSchema);
       if (!inputSchema) {
-        problems.push(`"${oneLine(tool.name, 60)}" has an input schema too large or too deep`);
+        problems.push(`"${oneLine(tool.name, 60)}"`);
         continue;
       }
       tools.push({
@@ -312,7 +314,7 @@ export class McpService {
       });
     }
     if (!tools.length) {
-      if (problems.length) entry.lastError = `Not offered: ${problems.join('; ')}.`;
+      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
       return;
     }
     const plugin: Plugin = {
@@ -325,9 +327,9 @@ export class McpService {
     };
     try {
       entry.disposePlugin = this.options.registry.register(plugin);
-      if (problems.length) entry.lastError = `Not offered: ${problems.join('; ')}.`;
+      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
     } catch (error) {
-      entry.lastError = `Its tools are not offered: ${(error as Error).message}`;
+      setError(entry, said('mcp.errors.toolsRefused', { detail: (error as Error).message }));
     }
   }
 
@@ -367,7 +369,7 @@ export class McpService {
 
   private entry(id: string): Entry {
     const entry = this.entries.get(id);
-    if (!entry) throw new McpSettingsError('This server is no longer in the list.');
+    if (!entry) throw new McpSettingsError('mcp.errors.gone');
     return entry;
   }
 
@@ -381,6 +383,12 @@ export class McpService {
     this.switches = [...this.entries.values()].map((e) => (this.enabled(e) ? '1' : '0')).join('');
     this.options.onChange?.();
   }
+}
+
+/** The server's last error, in English (the model, logs) and as words for the settings page. */
+function setError(entry: Entry, words: Said | undefined): void {
+  entry.lastError = words ? english(words) : undefined;
+  entry.lastErrorSaid = words;
 }
 
 function labelOf(config: McpServerConfig): string {
@@ -429,15 +437,15 @@ export function claimsOf(annotations: CachedTool['annotations']): ToolAnnotation
 /** The server address, checked: http(s) only, no credentials in it. */
 export function checkUrl(raw: string): string {
   const text = (raw ?? '').trim();
-  if (!text) throw new McpSettingsError('Enter the server\'s URL, e.g. https://mcp.example.com/mcp.');
+  if (!text) throw new McpSettingsError('mcp.errors.urlMissing', { example: 'https://mcp.example.com/mcp' });
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new McpSettingsError(`"${text.slice(0, 100)}" is not a URL. Enter the full address, e.g. https://mcp.example.com/mcp.`);
+    throw new McpSettingsError('mcp.errors.notUrl', { text: text.slice(0, 100), example: 'https://mcp.example.com/mcp' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpSettingsError('The server\'s URL must start with https:// (or http:// for one on this computer).');
-  if (url.username || url.password) throw new McpSettingsError('Put credentials in the bearer token or headers, not in the URL.');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpSettingsError('mcp.errors.urlScheme');
+  if (url.username || url.password) throw new McpSettingsError('mcp.errors.credentialsInUrl');
   url.hash = '';
   return url.href;
 }
@@ -447,12 +455,12 @@ function credentialsFor(url: string, input: { bearerToken?: string; headers?: st
   const headers = parseHeaders(input.headers ?? '');
   const token = (input.bearerToken ?? '').trim();
   if (token) {
-    if (/[\r\n]/.test(token)) throw new McpSettingsError('The bearer token must be one line.');
+    if (/[\r\n]/.test(token)) throw new McpSettingsError('mcp.errors.tokenLines');
     headers.Authorization = `Bearer ${token}`;
   }
   const parsed = new URL(url);
   if (Object.keys(headers).length && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
-    throw new McpSettingsError('Credentials are never sent over plain http:// except to this computer (localhost, 127.0.0.1). Use the server\'s https:// address.');
+    throw new McpSettingsError('mcp.errors.plainHttp');
   }
   return headers;
 }
@@ -466,7 +474,7 @@ export function parseHeaders(text: string): Record<string, string> {
     const name = at > 0 ? line.slice(0, at).trim() : '';
     const value = at > 0 ? line.slice(at + 1).trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !value) {
-      throw new McpSettingsError(`Header line ${i + 1} is not "Name: value".`);
+      throw new McpSettingsError('mcp.errors.headerLine', { line: i + 1 });
     }
     headers[name] = value;
   }

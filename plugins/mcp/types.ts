@@ -1,3 +1,5 @@
+import type { Said } from '@/core/i18n/catalog';
+
 /** One MCP server as the user configured it (kept in the plugin's storage; credentials apart, as secrets). */
 export interface McpServerConfig {
   /** Stable id: the server's plugin is `mcp:<id>`, its credentials the secret `server.<id>`. */
@@ -36,6 +38,8 @@ export interface McpServerView {
   /** Tools offered to the agent, by the model's name and the server's. */
   tools: Array<{ name: string; serverName: string; description: string; readOnlyHint?: boolean }>;
   lastError?: string;
+  /** The same words for the page to translate. */
+  lastErrorSaid?: Said;
   hasCredentials: boolean;
   /** Signed in with OAuth (tokens kept). */
   signedIn?: boolean;

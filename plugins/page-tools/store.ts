@@ -1,3 +1,4 @@
+import { errorText, t } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { browser, type Browser } from 'wxt/browser';
@@ -66,7 +67,7 @@ export const usePageToolsStore = defineStore('pageTools', () => {
       try {
         permissions.value = await sendMessage('listSitePermissions');
       } catch (e) {
-        permissionsError.value = `The sites could not be loaded: ${(e as Error).message}`;
+        permissionsError.value = t('pageTools.sitesLoadError', { message: errorText(e) });
       }
     };
     cleanups.push(subscribe(onEvent, () => void load()));
@@ -78,7 +79,7 @@ export const usePageToolsStore = defineStore('pageTools', () => {
     try {
       permissions.value = await sendMessage('revokeSitePermission', { origin });
     } catch (e) {
-      permissionsError.value = (e as Error).message;
+      permissionsError.value = errorText(e);
     }
   }
 
@@ -106,7 +107,7 @@ export const usePageToolsStore = defineStore('pageTools', () => {
       else tabs.value = tabs.value.filter((t) => t.tabId !== tab.id);
       checked.value = true;
     } catch (e) {
-      error.value = `The page could not be asked: ${(e as Error).message}`;
+      error.value = t('pageTools.askError', { message: errorText(e) });
     } finally {
       refreshing.value = false;
     }
@@ -117,7 +118,7 @@ export const usePageToolsStore = defineStore('pageTools', () => {
     try {
       tabs.value = await sendMessage('decidePageTools', { origin, decision });
     } catch (e) {
-      error.value = (e as Error).message;
+      error.value = errorText(e);
     }
   }
 

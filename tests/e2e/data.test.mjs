@@ -214,7 +214,7 @@ for (const browserName of selectedBrowsers()) {
       const done = await lastDone(options);
       await options.setInputFile('input[type="file"][aria-label="Import settings file"]', settingsFile);
       await options.waitFor((n) => Number(document.querySelector('section [data-done]')?.dataset.done ?? 0) > n, done);
-      assert.match(await options.text('section [data-done]'), /Imported from settings\.json: provider profiles, limits, \d+ plugin values, 1 API keys\./);
+      assert.match(await options.text('section [data-done]'), /Imported from settings\.json: provider profiles, limits, \d+ plugin values, and 1 API key\./);
       model.reset();
       await sendMessage(sidebar, 'Still there?');
       await sidebar.waitForText('You said: Still there?');

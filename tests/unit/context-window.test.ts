@@ -7,6 +7,7 @@ import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type ToolMessage } from '@/core/storage/db';
+import { english } from '@/core/i18n/catalog';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 
 const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
@@ -76,7 +77,7 @@ async function runLongConversation(config: ProviderConfig) {
   const runner = new AgentRunner({
     store,
     registry,
-    getClient: async () => createAgentClient(config, (kind, text) => notices.push([kind, text])),
+    getClient: async () => createAgentClient(config, (kind, words) => notices.push([kind, english(words)])),
     getMaxSteps: async () => STEPS + 5,
     events: { conversation() {}, message() {}, delta() {} },
   });

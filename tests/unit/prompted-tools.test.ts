@@ -7,6 +7,7 @@ import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type ToolMessage } from '@/core/storage/db';
+import { english } from '@/core/i18n/catalog';
 import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText } from '../model-server/server.mjs';
 
@@ -102,7 +103,7 @@ describe('a model that refuses tools (scripted Ollama)', () => {
     const runner = new AgentRunner({
       store,
       registry,
-      getClient: async () => createAgentClient(config, (kind, text) => notices.push([kind, text])),
+      getClient: async () => createAgentClient(config, (kind, words) => notices.push([kind, english(words)])),
       getMaxSteps: async () => 5,
       events: { conversation() {}, message() {}, delta() {} },
     });
@@ -116,7 +117,8 @@ describe('a model that refuses tools (scripted Ollama)', () => {
     expect(first.toolCalls).toMatchObject([{ name: 'get_weather', input: { city: 'Paris' } }]);
     expect(messages[2] as ToolMessage).toMatchObject({ status: 'done', result: { ok: true, output: { city: 'Paris', sky: 'sunny' } } });
     expect((messages.at(-1) as AssistantMessage).text).toBe('It is sunny there.');
-    expect(notices).toEqual([['prompted-tools', PROMPTED_NOTICE]]);
+    expect(notices).toEqual([['prompted-tools', english(PROMPTED_NOTICE)]]);
+    expect(english(PROMPTED_NOTICE)).toMatch(/no native tool calling/);
     // The first request offered tools and was refused; the later ones carried none.
     expect(server.requests[0]!.body.tools).toHaveLength(1);
     expect(server.requests.slice(1).every((r: { body: { tools?: unknown[] } }) => !r.body.tools?.length)).toBe(true);

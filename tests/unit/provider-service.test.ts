@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NEW_CONVERSATION, ProviderService } from '@/core/background/providers';
+import { said } from '@/core/i18n/catalog';
 import { openDb } from '@/core/storage/db';
 import { conversationModels, ProviderSecrets } from '@/core/storage/settings';
 
@@ -80,15 +81,21 @@ describe('notices in the conversation', () => {
     const hub = { broadcast: (e: unknown) => broadcast.push(e) } as never;
     const conversation = await store.create();
     await store.append({ role: 'user', conversationId: conversation.id, text: 'Hello' });
-    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
-    await addNotice(store, hub, conversation.id, 'prompted-tools', 'No tool calling.', true);
-    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
-    await addNotice(store, hub, conversation.id, 'context', 'Summarized.');
+    await addNotice(store, hub, conversation.id, 'prompted-tools', said('notices.promptedTools'), true);
+    await addNotice(store, hub, conversation.id, 'prompted-tools', said('notices.promptedTools'), true);
+    await addNotice(store, hub, conversation.id, 'context', said('notices.summarized', { max: 4096 }));
+    await addNotice(store, hub, conversation.id, 'context', said('notices.summarized', { max: 4096 }));
     const messages = await store.messages(conversation.id);
     expect(messages.filter((m) => m.role === 'assistant').map((m) => m.role === 'assistant' && m.text)).toEqual([
-      '*No tool calling.*',
-      '*Summarized.*',
-      '*Summarized.*',
+      '*This model has no native tool calling: Sidequest now describes the tools in its prompt and reads its calls from its answers.*',
+      '*The earlier part of this conversation was summarized for the model, to fit its context window of 4096 tokens. The full record stays here.*',
+      '*The earlier part of this conversation was summarized for the model, to fit its context window of 4096 tokens. The full record stays here.*',
+    ]);
+    // The words are kept for the pages to show in their language.
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.role === 'assistant' && m.said?.key)).toEqual([
+      'notices.promptedTools',
+      'notices.summarized',
+      'notices.summarized',
     ]);
     expect(broadcast).toHaveLength(3);
     expect(toModelPrompt('system', messages)).toEqual([

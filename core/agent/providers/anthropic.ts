@@ -13,7 +13,7 @@ function baseUrl(config: ProviderConfig): string {
 /** Anthropic Messages (`POST {base}/messages`, SSE events) through `@ai-sdk/anthropic`. */
 export function createAnthropicClient(config: ProviderConfig): ModelClient {
   assertKeyTransport(baseUrl(config), config.apiKey);
-  const apiKey = requireKey(config, 'Anthropic');
+  const apiKey = requireKey(config);
   return createSdkClient(config, {
     protocol: 'Anthropic Messages',
     imagesInToolResults: true,
@@ -29,7 +29,7 @@ interface AnthropicModelList {
 export async function listAnthropicModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
   assertKeyTransport(baseUrl(config), config.apiKey);
   const body = await fetchJson<AnthropicModelList>(`${baseUrl(config)}/models?limit=1000`, {
-    headers: { 'x-api-key': requireKey(config, 'Anthropic'), 'anthropic-version': '2023-06-01', ...BROWSER_HEADERS },
+    headers: { 'x-api-key': requireKey(config), 'anthropic-version': '2023-06-01', ...BROWSER_HEADERS },
     signal,
   });
   return (body.data ?? [])

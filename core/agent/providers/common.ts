@@ -1,5 +1,6 @@
-import { ProviderError } from '../errors';
+import { ProviderError, runError } from '../errors';
 import type { ProviderConfig } from '../provider';
+import { PROVIDER_TYPE_NAMES } from './meta';
 
 /** One model a provider lists. */
 export interface ModelInfo {
@@ -10,7 +11,7 @@ export interface ModelInfo {
   contextLength?: number;
 }
 
-export { DEFAULT_BASE_URLS, PROVIDER_LABELS } from './meta';
+export { DEFAULT_BASE_URLS, PROVIDER_LABELS, PROVIDER_TYPE_NAMES } from './meta';
 
 export function trimUrl(url: string): string {
   return url.trim().replace(/\/+$/, '');
@@ -35,20 +36,14 @@ export function assertKeyTransport(baseUrl: string, apiKey: string | undefined):
     return;
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new ProviderError({
-      kind: 'bad_request',
-      message: `Sidequest will not send the API key over plain http:// to ${url.host}: anyone on the way could read it. Use an https:// address, or remove the key.`,
-    });
+    throw new ProviderError(runError('bad_request', 'errors.provider.plainHttpKey', { host: url.host }));
   }
 }
 
 /** A provider whose API needs a key: a clear error before any request when there is none. */
-export function requireKey(config: ProviderConfig, label: string): string {
+export function requireKey(config: ProviderConfig): string {
   if (config.apiKey) return config.apiKey;
-  throw new ProviderError({
-    kind: 'auth',
-    message: `${label} needs an API key. Set it in Settings → Model provider.`,
-  });
+  throw new ProviderError(runError('auth', 'errors.provider.needsKey', { label: PROVIDER_TYPE_NAMES[config.type ?? 'openai-compatible'] }));
 }
 
 /** GETs (or POSTs) JSON for model lists and model details; throws an `Error` with the status in words. */

@@ -10,7 +10,7 @@ function baseUrl(config: ProviderConfig): string {
 /** Google Gemini (`POST {base}/models/{model}:streamGenerateContent?alt=sse`) through `@ai-sdk/google`. */
 export function createGoogleClient(config: ProviderConfig): ModelClient {
   assertKeyTransport(baseUrl(config), config.apiKey);
-  const apiKey = requireKey(config, 'Google Gemini');
+  const apiKey = requireKey(config);
   let contextLength: Promise<number | undefined> | undefined;
   return {
     ...createSdkClient(config, {
@@ -41,7 +41,7 @@ function modelPath(model: string): string {
 /** `GET {base}/models`: the models that can generate content, without the `models/` prefix. */
 export async function listGoogleModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
   assertKeyTransport(baseUrl(config), config.apiKey);
-  const headers = { 'x-goog-api-key': requireKey(config, 'Google Gemini') };
+  const headers = { 'x-goog-api-key': requireKey(config) };
   const out: ModelInfo[] = [];
   let pageToken = '';
   for (let page = 0; page < 10; page++) {

@@ -3,12 +3,13 @@ import { ProviderError } from '../errors';
 import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig, ProviderType } from '../provider';
 import { createAnthropicClient, listAnthropicModels } from './anthropic';
-import { HttpError, PROVIDER_LABELS, type ModelInfo } from './common';
+import { english, said, type Said } from '@/core/i18n/catalog';
+import { HttpError, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
 import { createGoogleClient, listGoogleModels } from './google';
 import { createOllamaClient, listOllamaModels } from './ollama';
 import { createOpenAICompatibleClient, listOpenAICompatibleModels } from './openai-compatible';
 
-export { DEFAULT_BASE_URLS, isLoopback, PROVIDER_LABELS, type ModelInfo } from './common';
+export { DEFAULT_BASE_URLS, isLoopback, PROVIDER_LABELS, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
 export { ollamaRoot } from './ollama';
 
 export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'anthropic', 'google', 'ollama'];
@@ -40,12 +41,12 @@ export type NoticeKind = 'prompted-tools' | 'context';
  * says the model has no tool calling or the provider refuses tools, inside a context window
  * keeper. `notice` tells the conversation when either happens.
  */
-export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, text: string, once?: boolean) => void): ModelClient {
+export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): ModelClient {
   const tools = withPromptedTools(createModelClient(config), {
     prompted: config.toolMode === 'prompted',
     onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE, true),
   });
-  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (text, once) => notice?.('context', text, once) });
+  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (words, once) => notice?.('context', words, once) });
 }
 
 /** The models the provider lists (`/models`, `/api/tags`, Anthropic's and Gemini's lists), sorted by id. */
@@ -56,25 +57,26 @@ export async function listModels(config: ProviderConfig, signal?: AbortSignal): 
 
 /** Asks the provider for its models: tells whether it answers at all, in words for the user. */
 export async function checkProvider(config: ProviderConfig, timeoutMs = 4000): Promise<ProviderCheck> {
-  const label = PROVIDER_LABELS[config.type ?? 'openai-compatible'];
   try {
     const models = await listModels(config, AbortSignal.timeout(timeoutMs));
-    return { ok: true, model: config.model, message: `Connected to ${config.baseUrl}.`, models: models.map((m) => m.id) };
+    const words = said('errors.provider.connected', { baseUrl: config.baseUrl });
+    return { ok: true, model: config.model, message: english(words), said: words, models: models.map((m) => m.id) };
   } catch (error) {
-    return { ok: false, model: config.model, message: describeListError(error, label, config.baseUrl) };
+    const words = describeListError(error, config.type ?? 'openai-compatible', config.baseUrl);
+    return { ok: false, model: config.model, message: english(words), said: words };
   }
 }
 
 /** A failed model list or check, in words. */
-export function describeListError(error: unknown, label: string, baseUrl: string): string {
-  if (error instanceof ProviderError) return error.info.message;
+export function describeListError(error: unknown, type: ProviderType, baseUrl: string): Said {
+  if (error instanceof ProviderError) return error.info.said ?? said('errors.provider.failed', { detail: error.info.message });
+  const label = PROVIDER_TYPE_NAMES[type];
   if (error instanceof HttpError) {
-    const what =
-      error.status === 401 || error.status === 403 || /api[ _-]?key not valid/i.test(error.body)
-        ? 'refused the API key'
-        : `answered HTTP ${error.status}`;
-    return `The ${label} provider at ${baseUrl} ${what}.`;
+    return error.status === 401 || error.status === 403 || /api[ _-]?key not valid/i.test(error.body)
+      ? said('errors.provider.listKeyRefused', { label, baseUrl })
+      : said('errors.provider.listStatus', { label, baseUrl, status: error.status });
   }
-  const reason = (error as Error)?.name === 'TimeoutError' ? 'did not answer in time' : 'could not be reached';
-  return `No model provider answers at ${baseUrl}: it ${reason}.`;
+  return (error as Error)?.name === 'TimeoutError'
+    ? said('errors.provider.listTimeout', { baseUrl })
+    : said('errors.provider.listUnreachable', { baseUrl });
 }

@@ -1,14 +1,23 @@
+import { english, said, type Said } from '@/core/i18n/catalog';
 import type { ProviderType } from '../provider';
 
 // Facts about provider types that pages need too (no SDK imported here: the options page and the
 // sidebar import this file).
 
-/** What a provider type is called in the UI and in error messages. */
+/** What a provider type is called, as words the pages translate ("OpenAI-compatible"). */
+export const PROVIDER_TYPE_NAMES: Record<ProviderType, Said> = {
+  'openai-compatible': said('providerTypes.openaiCompatible'),
+  anthropic: said('providerTypes.anthropic'),
+  google: said('providerTypes.google'),
+  ollama: said('providerTypes.ollama'),
+};
+
+/** What a provider type is called in English (logs, the model, English error messages). */
 export const PROVIDER_LABELS: Record<ProviderType, string> = {
-  'openai-compatible': 'OpenAI-compatible',
-  anthropic: 'Anthropic',
-  google: 'Google Gemini',
-  ollama: 'Ollama',
+  'openai-compatible': english(PROVIDER_TYPE_NAMES['openai-compatible']),
+  anthropic: english(PROVIDER_TYPE_NAMES.anthropic),
+  google: english(PROVIDER_TYPE_NAMES.google),
+  ollama: english(PROVIDER_TYPE_NAMES.ollama),
 };
 
 /** Where each provider type answers when the profile names no other address. */

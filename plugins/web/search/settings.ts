@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
 import { DEFAULT_ENDPOINTS, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
 
@@ -40,13 +41,14 @@ export function searchStore(storage: PluginStorage): SearchStore {
 }
 
 /** A settings value that cannot be saved; `field` names the form field for the page to mark. */
-export class SearchSettingsError extends Error {
+export class SearchSettingsError extends SaidError {
   override name = 'SearchSettingsError';
   constructor(
     readonly field: 'engine' | 'bingApiKey' | 'googleApiKey' | 'googleCseId',
-    message: string,
+    key: MessageKey,
+    params?: SaidParams,
   ) {
-    super(message);
+    super(key, params);
   }
 }
 
@@ -76,30 +78,30 @@ export function validateSearchSettings(
 ): { engine: SearchEngineId; googleCseId: string; bingApiKey?: string; googleApiKey?: string } {
   const engine = input.engine as SearchEngineId;
   if (!SEARCH_ENGINE_IDS.includes(engine)) {
-    throw new SearchSettingsError('engine', `There is no search engine "${input.engine}". Choose one of: ${SEARCH_ENGINE_IDS.map((id) => SEARCH_ENGINES[id].name).join(', ')}.`);
+    throw new SearchSettingsError('engine', 'search.errors.noEngine', { engine: String(input.engine), engines: SEARCH_ENGINE_IDS.map((id) => SEARCH_ENGINES[id].name).join(', ') });
   }
   const bingApiKey = input.bingApiKey?.trim();
   const googleApiKey = input.googleApiKey?.trim();
   const googleCseId = (input.googleCseId ?? '').trim();
   if (bingApiKey && !BING_KEY.test(bingApiKey)) {
-    throw new SearchSettingsError('bingApiKey', 'This does not look like a Bing API key: it should be a long string of letters and digits (32 characters for Azure keys), without spaces.');
+    throw new SearchSettingsError('bingApiKey', 'search.errors.bingKeyShape');
   }
   if (googleApiKey && !GOOGLE_KEY.test(googleApiKey)) {
-    throw new SearchSettingsError('googleApiKey', 'This does not look like a Google API key: those start with "AIza" and are 39 characters long.');
+    throw new SearchSettingsError('googleApiKey', 'search.errors.googleKeyShape');
   }
   if (googleCseId && !CSE_ID.test(googleCseId)) {
-    throw new SearchSettingsError('googleCseId', 'This does not look like a search engine ID: copy the "cx" value from the Programmable Search Engine control panel (letters, digits, and maybe a colon).');
+    throw new SearchSettingsError('googleCseId', 'search.errors.cseIdShape');
   }
   const willHaveBing = bingApiKey !== undefined ? bingApiKey !== '' : saved.hasBingKey;
   const willHaveGoogle = googleApiKey !== undefined ? googleApiKey !== '' : saved.hasGoogleKey;
   if (engine === 'bing' && !willHaveBing) {
-    throw new SearchSettingsError('bingApiKey', 'Bing needs an API key: enter your Bing Web Search subscription key.');
+    throw new SearchSettingsError('bingApiKey', 'search.errors.bingKeyMissing');
   }
   if (engine === 'google' && !willHaveGoogle) {
-    throw new SearchSettingsError('googleApiKey', 'Google Custom Search needs an API key: enter the key from the Google Cloud console.');
+    throw new SearchSettingsError('googleApiKey', 'search.errors.googleKeyMissing');
   }
   if (engine === 'google' && !googleCseId) {
-    throw new SearchSettingsError('googleCseId', 'Google Custom Search needs a search engine ID (cx): enter it.');
+    throw new SearchSettingsError('googleCseId', 'search.errors.cseIdMissing');
   }
   return { engine, googleCseId, bingApiKey, googleApiKey };
 }
