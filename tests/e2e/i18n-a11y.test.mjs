@@ -212,6 +212,44 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
+    test('words the background writes are in Hebrew too, and follow a change of language', async () => {
+      const hebrew = /[\u0590-\u05FF]/;
+      // A provider error, worded by the background and stored on the conversation.
+      model.reset();
+      model.queue([{ status: 401 }]);
+      const sidebar = await h.openExtensionPage('sidepanel.html');
+      await sidebar.click('button', HE.newChat);
+      await sidebar.fill(HE.message, 'שלום');
+      await sidebar.click('button', HE.send);
+      await sidebar.waitFor(() => Boolean(document.querySelector('[role="alert"] .title')));
+      const title = () => sidebar.evaluate(() => document.querySelector('[role="alert"] .title')?.textContent ?? '');
+      const he = await title();
+      assert.match(he, /401/);
+      assert.match(he, hebrew);
+      assert.doesNotMatch(he, /refused the request/);
+      // A settings error thrown in the background crosses the messaging with its words.
+      const options = await h.openExtensionPage('options.html#provider', { width: 1000, height: 800 });
+      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      const saved = await options.evaluate(() => document.querySelector('#base-url').value);
+      await options.fill(HE.baseUrl, 'not an address');
+      await options.click('button', HE.save);
+      await options.waitFor(() => /http:\/\/localhost:11434\/v1/.test(document.querySelector('.note.error')?.textContent ?? ''));
+      const refusal = await options.evaluate(() => document.querySelector('.note.error').textContent);
+      assert.match(refusal, hebrew);
+      assert.doesNotMatch(refusal, /must be a full address/);
+      await options.fill(HE.baseUrl, saved);
+      // English chosen in settings: the stored error is shown in English, without a reload.
+      await options.evaluate(() => (location.hash = '#general'));
+      await options.waitFor(() => Boolean(document.querySelector('#ui-language')));
+      await options.select(HE.language, 'en');
+      await sidebar.waitFor(() => /The model provider refused the request \(HTTP 401\)/.test(document.querySelector('[role="alert"] .title')?.textContent ?? ''));
+      await options.select('Language', 'auto');
+      await sidebar.waitFor(() => document.documentElement.dir === 'rtl');
+      assert.equal(await title(), he);
+      await options.close();
+      await sidebar.close();
+    });
+
     test('the language chosen in settings applies at once to the open sidebar; English screenshots', async () => {
       const sidebar = await h.openExtensionPage('sidepanel.html');
       await sidebar.find('textbox', HE.message);

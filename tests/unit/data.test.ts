@@ -7,6 +7,7 @@ import { ARCHIVE_FORMAT, ImportError, MAX_IMPORT_BYTES, parseArchive, type Archi
 import { archiveToMarkdown, exportFileName } from '@/core/data/markdown';
 import { exportSettingsFile, importSettingsFile } from '@/core/data/settings-file';
 import { clearDatabase, exportConversations, importArchive } from '@/core/data/store';
+import { english } from '@/core/i18n/catalog';
 import { redactHeaders, redactUrl, REDACTED, scrubSecrets, traceToText, type StepTrace } from '@/core/data/trace';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
@@ -274,7 +275,7 @@ describe('the settings file', () => {
     expect((await agentSettings.getValue()).maxSteps).toBe(25);
     // A file cannot slip in a test-only entry.
     const sneaky = { ...withKeys, keys: [...withKeys.keys!, { key: 'web.test.localOrigins', value: '["http://127.0.0.1:2"]' }] };
-    expect(await importSettingsFile(target, JSON.stringify(sneaky))).toContain('1 API keys');
+    expect((await importSettingsFile(target, JSON.stringify(sneaky))).map(english)).toContain('1 API key');
     expect(await target.secrets.toArray()).toEqual([{ key: 'provider.apiKey', value: 'sk-1' }]);
     expect(await agentSettings.getValue()).toEqual({ maxSteps: 9, runTokenBudget: 5000 });
     expect((await providerSettingsStore(target).getValue()).profiles).toHaveLength(1);
