@@ -227,6 +227,8 @@ for (const browserName of selectedBrowsers()) {
       assert.match(he, /401/);
       assert.match(he, hebrew);
       assert.doesNotMatch(he, /refused the request/);
+      await sidebar.screenshot(screenshotPath(browserName, 'he-sidebar-error'));
+      await audit(sidebar, 'sidebar (run error)');
       // A settings error thrown in the background crosses the messaging with its words.
       const options = await h.openExtensionPage('options.html#provider', { width: 1000, height: 800 });
       await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
