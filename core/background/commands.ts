@@ -26,13 +26,18 @@ function openSidebarNow(windowId: number | undefined): Promise<void> {
  * Call it before the background's first `await`: a woken worker gets the command at once.
  */
 export function registerCommands(): void {
-  browser.commands?.onCommand.addListener((command, tab) => {
-    if (command !== COMMANDS.openSidebar && command !== COMMANDS.newConversation) return;
-    const opening = openSidebarNow(tab?.windowId).catch((error: unknown) => console.warn('[sidequest] The sidebar could not be opened:', error));
-    if (command === COMMANDS.newConversation) {
-      // Read by a sidebar that opens now; watched by one that is already open (as the popup does).
-      void activeConversationId.setValue(null).then(() => sidebarRequest.setValue({ conversationId: null, at: Date.now() }));
-    }
-    void opening;
-  });
+  browser.commands?.onCommand.addListener((command, tab) => void handleCommand(command, tab));
+}
+
+/**
+ * What a command does: opens the sidebar (synchronously, while the gesture lasts) and, for
+ * `new-conversation`, asks it for a new conversation. Resolves when the request is stored.
+ */
+export function handleCommand(command: string, tab?: { windowId?: number }): Promise<void> {
+  if (command !== COMMANDS.openSidebar && command !== COMMANDS.newConversation) return Promise.resolve();
+  const opening = openSidebarNow(tab?.windowId).catch((error: unknown) => console.warn('[sidequest] The sidebar could not be opened:', error));
+  if (command !== COMMANDS.newConversation) return opening;
+  // Read by a sidebar that opens now; watched by one that is already open (as the popup does).
+  const asking = activeConversationId.setValue(null).then(() => sidebarRequest.setValue({ conversationId: null, at: Date.now() }));
+  return Promise.all([opening, asking]).then(() => undefined);
 }
