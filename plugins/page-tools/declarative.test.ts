@@ -133,14 +133,21 @@ describe('declarative WebMCP forms', () => {
     form.removeAttribute('toolautosubmit');
     await bridge.discover('test');
     const statuses: string[] = [];
+    const agentEvents: string[] = [];
+    for (const type of ['toolactivated', 'toolcancel']) {
+      (document as any).modelContext.addEventListener(type, (e: any) => agentEvents.push(`${e.type}:${e.toolName}`));
+    }
     let submitted = false;
     form.addEventListener('submit', () => (submitted = true));
     const pending = bridge.call('df:book_table', { name: 'Ada' }, 'c1', (s) => statuses.push(s));
     await vi.waitFor(() => expect(statuses).toEqual(['waiting-user']));
+    // Filled, not yet submitted: the page hears that an agent activated the form.
+    expect(agentEvents).toEqual(['toolactivated:book_table']);
     expect(form.hasAttribute('data-tool-form-active')).toBe(true);
     expect(submitted).toBe(false);
     bridge.cancel('c1', 'stopped');
     expect(await pending).toEqual({ ok: false, error: 'Cancelled: the agent stopped waiting for the form.' });
+    expect(agentEvents).toEqual(['toolactivated:book_table', 'toolcancel:book_table']);
     expect(form.hasAttribute('data-tool-form-active')).toBe(false);
     expect(form.style.outline).toBe('');
 
@@ -161,8 +168,12 @@ describe('declarative WebMCP forms', () => {
     await bridge.discover('test');
     const pending = bridge.call('df:book_table', { name: 'Ada' }, 'c3');
     await vi.waitFor(() => expect(form.hasAttribute('data-tool-form-active')).toBe(true));
+    const cancels: string[] = [];
+    (document as any).modelContext.addEventListener('toolcancel', (e: any) => cancels.push(e.toolName));
     form.reset();
     expect(await pending).toEqual({ ok: false, error: expect.stringMatching(/reset/) });
+    // The page's own reset is not the agent cancelling.
+    expect(cancels).toEqual([]);
   });
 
   it('fillForm refuses a field the form does not have', () => {

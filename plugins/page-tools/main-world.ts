@@ -448,6 +448,23 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
 
   let fireToolChange: () => void = () => undefined;
 
+  /**
+   * `toolactivated` (an agent filled a declarative form, before it is submitted) and `toolcancel`
+   * (the agent cancelled the call; not for the page's own reset) on `document.modelContext`, with
+   * `toolName`, as Chrome fires them. A page's listener that throws does not stop the call.
+   */
+  function fireAgentEvent(type: 'toolactivated' | 'toolcancel', toolName: string): void {
+    const target = (win.document as unknown as { modelContext?: { dispatchEvent?: unknown } }).modelContext;
+    if (disposed || !target || typeof target.dispatchEvent !== 'function') return;
+    const event = new EventCtor(type);
+    defineProperty(event, 'toolName', { value: toolName, enumerable: true });
+    try {
+      (target as EventTarget).dispatchEvent(event);
+    } catch {
+      // Listeners' errors are reported by the browser, not thrown here.
+    }
+  }
+
   function currentGroups(): WireGroup[] {
     return [...lastDevtoolsGroups, ...webmcpGroups(), ...frameGroups];
   }
@@ -676,6 +693,7 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
     } catch (error) {
       return PromiseCtor.resolve({ ok: false, error: errorText(error) });
     }
+    fireAgentEvent('toolactivated', entry.wire.name);
     return new PromiseCtor<WireCallResult>((resolve) => {
       let done = false;
       const previousOutline = form.style.outline;
@@ -737,7 +755,12 @@ export function installMainWorldBridge(win: Window & typeof globalThis, options:
         });
       };
       const onReset = () => finish({ ok: false, error: 'The form was reset before it was submitted: nothing was sent.' });
-      const onAbort = () => finish({ ok: false, error: 'Cancelled: the agent stopped waiting for the form.' });
+      // The agent's cancel (Stop): the page hears `toolcancel`; its own changes end the call quietly.
+      const onAbort = () => {
+        if (done) return;
+        finish({ ok: false, error: 'Cancelled: the agent stopped waiting for the form.' });
+        fireAgentEvent('toolcancel', entry.wire.name);
+      };
       formCancels.set(form, (reason) => finish({ ok: false, error: reason }));
       addListener('submit', onSubmit, true);
       addListener('pagehide', onPageHide);

@@ -71,6 +71,8 @@ const PAGES = {
     `
     window.__events = [];
     for (const f of document.forms) for (const t of ['input', 'change']) f.addEventListener(t, (e) => window.__events.push(t + ':' + e.target.name));
+    window.__agentEvents = [];
+    for (const t of ['toolactivated', 'toolcancel']) document.modelContext.addEventListener(t, (e) => window.__agentEvents.push(t + ':' + e.toolName));
     document.getElementById('book').addEventListener('submit', (e) => {
       window.__submitted = { agentInvoked: e.agentInvoked };
       if (!e.agentInvoked) return;
@@ -321,9 +323,12 @@ for (const browserName of selectedBrowsers()) {
       await sendMessage(sidebar, 'Please send a message to Bob, then stop');
       await sidebar.waitForText('Check it there and submit it yourself; Stop cancels.', { within: '.page-tools', timeout: 30_000 });
       await app.waitFor(() => document.getElementById('msg').hasAttribute('data-tool-form-active'));
+      // The page heard that an agent filled the form (Chrome's toolactivated, with the tool's name).
+      assert.equal(await app.evaluate(() => window.__agentEvents.at(-1)), 'toolactivated:send_message');
       await sidebar.click('button', 'Stop');
       await waitForIdle(sidebar, 30_000);
       await app.waitFor(() => !document.getElementById('msg').hasAttribute('data-tool-form-active'));
+      await app.waitFor(() => window.__agentEvents.at(-1) === 'toolcancel:send_message');
       assert.equal(await app.evaluate(() => document.getElementById('msg').style.outline), '');
       await sidebar.waitFor(() => !document.querySelector('.page-tools .waiting'), undefined, { timeout: 10_000 });
       assert.equal(await app.evaluate(() => location.pathname), '/form.html', 'nothing was submitted');
