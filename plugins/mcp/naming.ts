@@ -77,10 +77,17 @@ export function mcpToolName(serverSlugText: string, toolName: string, taken: Rea
 /**
  * Names every tool of a server at once, in the server's order: the same list always gives the same
  * names, and `previous` (tool → name) keeps the names the model already knows across a list change.
+ * `others`: the names other servers' tools have (server `a` with tool `b_c` and server `a_b` with
+ * tool `c` would both be `mcp_a_b_c`): such a name gets `_2`, `_3`… here.
  */
-export function nameTools(serverSlugText: string, toolNames: readonly string[], previous: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function nameTools(
+  serverSlugText: string,
+  toolNames: readonly string[],
+  previous: ReadonlyMap<string, string> = new Map(),
+  others: ReadonlySet<string> = new Set(),
+): Map<string, string> {
   const out = new Map<string, string>();
-  const taken = new Set<string>();
+  const taken = new Set<string>(others);
   for (const tool of toolNames) {
     const kept = previous.get(tool);
     if (kept && !taken.has(kept) && kept.startsWith(toolPrefix(serverSlugText))) {

@@ -285,7 +285,8 @@ export class McpService {
     entry.disposePlugin?.();
     entry.disposePlugin = undefined;
     const { config } = entry;
-    entry.names = nameTools(config.slug, config.tools.map((t) => t.name), entry.names);
+    const others = new Set([...this.entries.values()].flatMap((e) => (e === entry ? [] : [...e.names.values()])));
+    entry.names = nameTools(config.slug, config.tools.map((t) => t.name), entry.names, others);
     const origin = originOf(config.url);
     const label = labelOf(config);
     const problems: string[] = [];
