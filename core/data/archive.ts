@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SaidError } from '@/core/i18n/catalog';
+import { SaidError, type Said } from '@/core/i18n/catalog';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 
 // Zod probes `new Function` unless told not to; the extension's CSP forbids it.
@@ -41,12 +41,25 @@ const usage = z.object({
   costUsd: z.number().finite().nonnegative().optional(),
 });
 
-/** Translatable words (`Said`): a key, and values that are text, numbers or words one level down. */
-const saidValue = z.union([z.string().max(2_000), z.number()]);
-const saidSchema = z.object({
-  key: z.string().max(200),
-  params: z.record(z.string().max(100), z.union([saidValue, z.object({ key: z.string().max(200), params: z.record(z.string().max(100), saidValue).optional() })])).optional(),
-});
+/** Translatable words (`Said`): a key, values that are text, numbers or words, at most 4 levels deep. */
+function isSaidShape(value: unknown, depth = 0): boolean {
+  if (depth > 4 || !value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { key, params, count, ...rest } = value as { key?: unknown; params?: unknown; count?: unknown };
+  if (Object.keys(rest).length || typeof key !== 'string' || key.length > 200) return false;
+  if (count !== undefined && (typeof count !== 'number' || !Number.isFinite(count))) return false;
+  if (params === undefined) return true;
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return false;
+  const entries = Object.entries(params);
+  return (
+    entries.length <= 20 &&
+    entries.every(
+      ([name, v]) =>
+        name.length <= 100 &&
+        ((typeof v === 'string' && v.length <= 2_000) || (typeof v === 'number' && Number.isFinite(v)) || isSaidShape(v, depth + 1)),
+    )
+  );
+}
+const saidSchema = z.custom<Said>((value) => isSaidShape(value), { message: 'not translatable words (key, params)' });
 
 const runError = z.object({
   kind: z.string().max(40),

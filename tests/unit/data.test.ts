@@ -86,6 +86,23 @@ describe('the conversation archive', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('keeps translatable words (a run error worded in layers, a notice) and refuses malformed ones', () => {
+    const error = { kind: 'bad_request', message: 'The provider settings are not usable: …', said: { key: 'errors.provider.unusable', params: { reason: { key: 'errors.settings.tokenCount', params: { what: { key: 'provider.numCtx' }, min: '256', max: '10,000,000' } } } } };
+    const notice = { id: 'n', conversationId: 'c', seq: 0, createdAt: 1, role: 'assistant', text: '*x*', status: 'complete', toolCalls: [], notice: 'context', said: { key: 'notices.summarized', params: { max: 4096 } } };
+    const file = (conversationError: unknown, message: unknown) => JSON.stringify({
+      format: ARCHIVE_FORMAT, version: 1, exportedAt: 'x',
+      conversations: [{ conversation: { id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'error', error: conversationError }, messages: [message] }],
+    });
+    const [entry] = parseArchive(file(error, notice)).conversations;
+    expect(entry!.conversation.error).toEqual(error);
+    expect(entry!.messages[0]).toEqual(notice);
+    let deep: Record<string, unknown> = { key: 'k' };
+    for (let i = 0; i < 8; i++) deep = { key: 'k', params: { v: deep } };
+    expect(() => parseArchive(file({ ...error, said: deep }, notice))).toThrow(/conversations\[0\]\.conversation\.error\.said/);
+    expect(() => parseArchive(file(error, { ...notice, said: { key: 'k', params: { v: ['list'] } } }))).toThrow(/messages\[0\]\.said/);
+    expect(() => parseArchive(file(error, { ...notice, said: { key: 'k', onclick: 'x' } }))).toThrow(ImportError);
+  });
+
   it('imports all or nothing: a message id taken by another conversation refuses the whole file; repeated ids are refused', async () => {
     const db = freshDb();
     const store = new ConversationStore(db);
