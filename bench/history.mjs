@@ -149,8 +149,17 @@ async function measure(h, label, total, longCount, needles) {
     const main = document.querySelector('main [role="log"]');
     const frames = [];
     const changes = [];
-    let lastCount = document.querySelectorAll('main article').length;
-    let maxArticles = lastCount;
+    let maxArticles = document.querySelectorAll('main article').length;
+    let added = 0;
+    let removed = 0;
+    const articles = (nodes) => [...nodes].filter((n) => n.nodeName === 'ARTICLE').length;
+    const observer = new MutationObserver((records) => {
+      for (const r of records) {
+        added += articles(r.addedNodes);
+        removed += articles(r.removedNodes);
+      }
+    });
+    observer.observe(main, { childList: true, subtree: true });
     let last = performance.now();
     const started = last;
     main.dispatchEvent(new WheelEvent('wheel'));
@@ -158,10 +167,10 @@ async function measure(h, label, total, longCount, needles) {
       const step = () => {
         const now = performance.now();
         frames.push(now - last);
-        // What the frame had to do: messages added to (or taken from) the DOM since the last one.
+        // What the frame had to do: messages added to and taken from the DOM since the last one.
         const count = document.querySelectorAll('main article').length;
-        changes.push(count - lastCount);
-        lastCount = count;
+        changes.push({ added, removed });
+        added = removed = 0;
         maxArticles = Math.max(maxArticles, count);
         last = now;
         main.dispatchEvent(new WheelEvent('wheel'));
@@ -172,6 +181,7 @@ async function measure(h, label, total, longCount, needles) {
       };
       requestAnimationFrame(step);
     });
+    observer.disconnect();
     // Messages still behind Show earlier (not reached in the time limit).
     const notLoaded = Number(document.querySelector('.earlier button')?.textContent.replace(/\D/g, '') || 0);
     const worst = frames.map((ms, i) => ({ ms, change: changes[i] })).slice(1).sort((a, b) => b.ms - a.ms).slice(0, 5);
@@ -236,8 +246,8 @@ for (const browserName of browsers) {
       ['scroll to the top: frames over 50 ms', String(base.scroll.frames.filter((f) => f > 50).length), `${big.scroll.frames.filter((f) => f > 50).length} of ${big.scroll.frames.length}`, '', ''],
       ['scroll to the top: took (messages not reached)', `${ms(base.scroll.ms)} (${base.scroll.notLoaded})`, `${ms(big.scroll.ms)} (${big.scroll.notLoaded})`, '', ''],
     ]);
-    // The longest frames of the large scroll, with the messages the DOM gained (+) or lost (−) in them.
-    console.log(`\nlongest scroll frames (large): ${big.scroll.worst.map((w) => `${w.ms.toFixed(0)} ms (${w.change >= 0 ? '+' : ''}${w.change})`).join(', ')}`);
+    // The longest frames of the large scroll, with the messages the DOM gained (+) and lost (−) before them.
+    console.log(`\nlongest scroll frames (large): ${big.scroll.worst.map((w) => `${w.ms.toFixed(0)} ms (+${w.change.added} −${w.change.removed})`).join(', ')}`);
   } finally {
     await h.close();
     await rm(dir, { recursive: true, force: true });
