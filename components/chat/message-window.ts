@@ -57,10 +57,13 @@ export function resized(win: MessageWindow, before: number, total: number): Mess
   return { loadedStart: Math.min(win.loadedStart, start), start, end };
 }
 
-/** Show earlier: the next page of earlier messages, rendered down to what is rendered now. */
+/**
+ * Show earlier: the next page of earlier messages, rendered down to what is rendered now, or to
+ * `maxRendered` messages when the user had scrolled far down (the rest stays space).
+ */
 export function showEarlier(win: MessageWindow, options: WindowOptions = WINDOW_OPTIONS): MessageWindow {
   const loadedStart = Math.max(0, win.loadedStart - options.earlierPage);
-  return { loadedStart, start: loadedStart, end: win.end };
+  return { loadedStart, start: loadedStart, end: Math.min(win.end, loadedStart + Math.max(options.maxRendered, options.earlierPage)) };
 }
 
 export interface View {

@@ -41,6 +41,8 @@ describe('message window', () => {
   it('Show earlier loads a page and renders it down to what is rendered', () => {
     expect(showEarlier({ loadedStart: 1960, start: 1960, end: 2000 }, options)).toEqual({ loadedStart: 1945, start: 1945, end: 2000 });
     expect(showEarlier({ loadedStart: 10, start: 30, end: 90 }, options)).toEqual({ loadedStart: 0, start: 0, end: 90 });
+    // Far below the loaded top (its messages dropped from the DOM): no more than maxRendered at once.
+    expect(showEarlier({ loadedStart: 1000, start: 1900, end: 2000 }, options)).toEqual({ loadedStart: 985, start: 985, end: 1085 });
   });
 
   it('changes nothing while the view is well inside what is rendered', () => {
