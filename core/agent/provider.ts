@@ -1,5 +1,5 @@
-import type { Said } from '@/core/i18n/catalog';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { Said } from '@/core/i18n/catalog';
 import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
 

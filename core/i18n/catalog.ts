@@ -39,7 +39,8 @@ export type Params = Record<string, string | number>;
 function lookup(catalog: Catalog, key: string): unknown {
   let node: unknown = catalog;
   for (const part of key.split('.')) {
-    if (!node || typeof node !== 'object') return undefined;
+    // Own keys only: a key from a file ("constructor.name") must not reach into prototypes.
+    if (!node || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
     node = (node as Record<string, unknown>)[part];
   }
   return node;

@@ -1,9 +1,9 @@
+import { english, said, type Said } from '@/core/i18n/catalog';
 import { withContextWindow } from '../context-window';
 import { ProviderError } from '../errors';
 import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig, ProviderType } from '../provider';
 import { createAnthropicClient, listAnthropicModels } from './anthropic';
-import { english, said, type Said } from '@/core/i18n/catalog';
 import { HttpError, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
 import { createGoogleClient, listGoogleModels } from './google';
 import { createOllamaClient, listOllamaModels } from './ollama';

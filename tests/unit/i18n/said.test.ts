@@ -37,6 +37,8 @@ describe('Said words', () => {
     expect(say({ key: 'no.such.key' as never }, 'The stored sentence.')).toBe('The stored sentence.');
     expect(say(undefined, 'Plain text.')).toBe('Plain text.');
     expect(say('Plain text.')).toBe('Plain text.');
+    expect(say({ key: 'constructor.name' as never }, 'Stored.')).toBe('Stored.');
+    expect(say({ key: '__proto__.toString' as never }, 'Stored.')).toBe('Stored.');
   });
 
   it('cross the extension messaging inside errors (serialized with their own properties)', () => {
