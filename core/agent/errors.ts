@@ -29,8 +29,11 @@ export interface RunError {
 
 export class ProviderError extends Error {
   override name = 'ProviderError';
+  /** The words of `info`, where `saidOf` finds them as on any `SaidError`. */
+  readonly said: Said | undefined;
   constructor(readonly info: RunError) {
     super(info.message);
+    this.said = info.said;
   }
 }
 

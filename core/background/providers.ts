@@ -93,8 +93,7 @@ export class ProviderService {
     } catch (error) {
       const settings = await this.settings.getValue();
       const profile = settings.profiles.find((p) => p.id === settings.activeId);
-      const words = error instanceof ProviderError ? error.info.said : saidOf(error);
-      return { ok: false, model: profile?.model ?? '', message: (error as Error).message, said: words };
+      return { ok: false, model: profile?.model ?? '', message: (error as Error).message, said: saidOf(error) };
     }
     return checkProvider(config);
   }

@@ -13,12 +13,9 @@ export const PROVIDER_TYPE_NAMES: Record<ProviderType, Said> = {
 };
 
 /** What a provider type is called in English (logs, the model, English error messages). */
-export const PROVIDER_LABELS: Record<ProviderType, string> = {
-  'openai-compatible': english(PROVIDER_TYPE_NAMES['openai-compatible']),
-  anthropic: english(PROVIDER_TYPE_NAMES.anthropic),
-  google: english(PROVIDER_TYPE_NAMES.google),
-  ollama: english(PROVIDER_TYPE_NAMES.ollama),
-};
+export const PROVIDER_LABELS = Object.fromEntries(
+  Object.entries(PROVIDER_TYPE_NAMES).map(([type, words]) => [type, english(words)]),
+) as Record<ProviderType, string>;
 
 /** Where each provider type answers when the profile names no other address. */
 export const DEFAULT_BASE_URLS: Record<ProviderType, string> = {
