@@ -1,6 +1,6 @@
 import { offeredTabs } from './offered-tabs';
 import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
-import type { GatedCall, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
+import type { GatedCall, ReachHow, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
 import type {
@@ -561,7 +561,15 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
     const result = await registry.invoke(call.name, input, {
       signal,
       allow: options.allow,
-      context: { ...options.toolContext, conversationId, toolCallId: call.id, reportActivity, ...(approvedUrl ? { approvedUrl } : {}) },
+      context: {
+        ...options.toolContext,
+        conversationId,
+        toolCallId: call.id,
+        reportActivity,
+        ...(approvedUrl ? { approvedUrl } : {}),
+        // Addresses the call reaches on its way (redirect hops, a server on the user's network) go to the same gate.
+        ...(gate?.reach && gated ? { reach: (url: string, how: ReachHow) => gate.reach!(gated!, note, url, how, signal) } : {}),
+      },
     });
     if (gated) gate?.record?.(gated, note, result);
     return result;

@@ -20,6 +20,31 @@ export interface PendingApproval {
   /** The call's full arguments, as pretty JSON (shown as text, never as HTML). */
   arguments: string;
   reason: AskReason;
+  /**
+   * Tab-targeted calls: the tab as it was when asked (its id, title and origin). An answer applies
+   * to that tab only while it still shows that origin; otherwise the call is refused.
+   */
+  tab?: { id: number; title: string; origin: string };
+  /**
+   * Outbound asks: where the data would go (an origin; '*' for code that can send anywhere, e.g. a
+   * script in a page) and what was read that makes it sensitive (origins, or the name of what was
+   * read where there is no site: a plugin's files or lists), for "This sends data to evil.example
+   * after reading mail.example".
+   */
+  sink?: string;
+  sources?: string[];
+  /**
+   * The tool's own words changed since the user allowed it (its description or input schema: a
+   * pinned definition no longer matches), so the remembered choice no longer applies.
+   */
+  changed?: { before: string; after: string };
+  /**
+   * Asks about an address reached mid-call (`ToolContext.reach`): `redirectFrom` the address that
+   * redirected there; `localAddress` the IP on the user's own network it resolved to or answered
+   * from (its content is withheld from the model until the user says yes).
+   */
+  redirectFrom?: string;
+  localAddress?: string;
   /** `site`: Allow once also covers this tool on this site for the rest of the conversation. */
   scope: 'call' | 'site';
   askedAt: number;

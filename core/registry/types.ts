@@ -27,9 +27,30 @@ export interface ToolContext<Service = unknown> {
    * own accept this one (its origin), and nothing else.
    */
   approvedUrl?: string;
+  /**
+   * Asks the approval gate about an address this call reaches on its way, which the gate could not
+   * judge before the call ran: a redirect hop (`redirectFrom`), or an address whose server turned
+   * out to be on the user's own network (`localAddress`: the IP it resolved to or answered from).
+   * The gate applies the same rules as to a call's first address (the outbound rule, the local
+   * network) and may show a card; the tool goes on only on `ok`, and otherwise fails with the
+   * verdict's `code` and `error`. Absent outside an agent loop (unit tests, benchmarks): tools
+   * then apply their own rules alone (a local address is refused unless allowed otherwise).
+   */
+  reach?: (url: string, how: ReachHow) => Promise<ReachVerdict>;
   /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
   service: Service;
 }
+
+/** Why a call reaches an address mid-way (see `ToolContext.reach`). */
+export interface ReachHow {
+  /** The address that redirected here. */
+  redirectFrom?: string;
+  /** The IP address the host resolved to or answered from, when it is on the user's own network. */
+  localAddress?: string;
+}
+
+/** The gate's answer about one address reached mid-call. */
+export type ReachVerdict = { ok: true } | { ok: false; code: ToolErrorCode; error: string };
 
 /**
  * What a tool does, in the MCP style, for the approval policy and for narrowing tools (sub-agents).
@@ -192,8 +213,10 @@ export interface ToolGate {
     call: GatedCall,
     signal?: AbortSignal,
   ): Promise<{ ok: true; note?: unknown; approvedUrl?: string } | { ok: false; result: ToolResult }>;
-  /** The call ran with this result. */
+  /** The call ran with this result (failed calls too: an error can carry what was read). */
   record?(call: GatedCall, note: unknown, result: ToolResult): void;
+  /** An address the call reaches mid-way (`ToolContext.reach`), judged with the call's note. */
+  reach?(call: GatedCall, note: unknown, url: string, how: ReachHow, signal?: AbortSignal): Promise<ReachVerdict>;
 }
 
 /** One call as a loop hands it to the gate. */
