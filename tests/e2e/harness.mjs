@@ -16,6 +16,23 @@ const GECKO_ID = 'sidequest@sidequest.dev';
 
 export const BROWSERS = /** @type {const} */ (['chromium', 'firefox']);
 
+/**
+ * Host names both browsers resolve to 127.0.0.1 (Chromium's `--host-resolver-rules`, Firefox's
+ * `network.dns.localDomains`), so a test can stand up "mail.example" and "evil.example" as two
+ * sites with public-looking names on the fixture servers. `.example` is reserved (RFC 2606): no
+ * real site has these names.
+ */
+export const TEST_HOSTS = /** @type {const} */ ([
+  'mail.example',
+  'evil.example',
+  'bank.example',
+  'news.example',
+  'search.example',
+  'tools.example',
+  'other.example',
+  'cdn.example',
+]);
+
 /** Which browsers to test: all, or those named in E2E_BROWSERS (comma-separated). */
 export function selectedBrowsers() {
   const only = process.env.E2E_BROWSERS?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -78,6 +95,7 @@ async function launchChromium(profile, locale, colorScheme) {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      `--host-resolver-rules=${TEST_HOSTS.map((host) => `MAP ${host} 127.0.0.1`).join(', ')}`,
     ],
   });
   const sw = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
@@ -137,6 +155,8 @@ async function launchFirefox(profile, locale, colorScheme) {
     defaultViewport: { width: 420, height: 760 },
     extraPrefsFirefox: {
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: uuid }),
+      // The test sites' names (TEST_HOSTS) resolve to this machine.
+      'network.dns.localDomains': TEST_HOSTS.join(','),
       // The closed network makes Firefox's own services fail; keep them quiet and fast.
       'browser.shell.checkDefaultBrowser': false,
       'datareporting.policy.dataSubmissionEnabled': false,
