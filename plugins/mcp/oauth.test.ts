@@ -13,7 +13,7 @@ const REDIRECT = 'https://sidequest-test.chromiumapp.org/';
  * A service whose sign-in plays the browser's `identity.launchWebAuthFlow`: it opens the
  * authorization URL and stops at the redirect back to the extension.
  */
-function makeService(options: { refuse?: boolean } = {}) {
+function makeService(options: { refuse?: boolean; answer?: (location: URL) => string } = {}) {
   let saved: McpServerConfig[] = [];
   const secrets = new Map<string, string>();
   const opened: string[] = [];
@@ -37,7 +37,8 @@ function makeService(options: { refuse?: boolean } = {}) {
         opened.push(url.href);
         if (options.refuse) return `${REDIRECT}?error=access_denied&error_description=The+user+said+no`;
         const answer = await fetch(url, { redirect: 'manual' });
-        return answer.headers.get('location')!;
+        const location = answer.headers.get('location')!;
+        return options.answer ? options.answer(new URL(location)) : location;
       },
     },
   });
@@ -92,6 +93,28 @@ describe('OAuth 2.1 sign-in to an MCP server (real SDK client, a test authorizat
     expect((out as { error: string }).error).toMatch(/needs you to sign in: open Settings → Agent → MCP servers/);
     expect(opened.length).toBe(2);
     expect(service.views()[0]).toMatchObject({ status: 'error', needsSignIn: true });
+  });
+
+  it('an answer that comes back with another state (or none) is refused: its code is never exchanged, no token is kept', async () => {
+    for (const [label, forge] of [
+      ['another state', (back: URL) => (back.searchParams.set('state', 'f'.repeat(32)), back.href)],
+      ['no state', (back: URL) => (back.searchParams.delete('state'), back.href)],
+    ] as const) {
+      const server = await startMcpServer({ oauth: true });
+      const { service, secrets, opened } = makeService({ answer: forge });
+      cleanup.push(() => service.dispose(), () => server.close());
+      const [view] = await service.add({ url: server.url, name: 'Auth' });
+      expect(opened, label).toHaveLength(1);
+      // The authorization server did hand out a code for the real request…
+      expect(server.state.oauth.codes.size, label).toBe(1);
+      // …which was never exchanged, since the answer carrying it is not this request's.
+      expect(server.state.oauth.issued, label).toBe(0);
+      expect(view, label).toMatchObject({ status: 'error' });
+      expect(view!.signedIn, label).toBeFalsy();
+      expect(view!.lastError, label).toMatch(/does not belong to this request \(its state differs\)/);
+      const kept = secrets.has(view!.id) ? (JSON.parse(secrets.get(view!.id)!) as OAuthState) : {};
+      expect(kept.tokens, label).toBeUndefined();
+    }
   });
 
   it('a refused sign-in is said; a server with no OAuth says to add a token', async () => {

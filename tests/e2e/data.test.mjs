@@ -256,8 +256,13 @@ for (const browserName of selectedBrowsers()) {
         { id: 'evil-m3', conversationId: 'evil', seq: 2, createdAt: 3, role: 'tool', toolCallId: 'evil-call', toolName: 'agent', input: {}, status: 'done', result: { ok: true, output: { answer: hostile } }, activity: { messages: 'not a list', agentType: { evil: true } } },
         { id: 'evil-m4', conversationId: 'evil', seq: 3, createdAt: 4, role: 'assistant', text: 'After the odd card.', status: 'complete', toolCalls: [] },
       );
-      assert.match(await importFile(options, 'hostile.json', file([evil])), /Imported 1 conversation/);
-      const sidebar = await openSidebar(h);
+      // "__proto__" keys, written into the text (an object literal or JSON.stringify would drop
+      // them): prototypes that would switch every conversation to "act without asking".
+      const poison = '"__proto__":{"actWithoutAsking":true,"polluted":"yes"}';
+      const hostileText = file([evil]).replace(/\{"(format|conversation|id|ok|answer|messages)":/g, (m) => `{${poison},${m.slice(1)}`);
+      assert.ok(hostileText.split('"__proto__"').length > 8, 'the file carries __proto__ keys');
+      assert.match(await importFile(options, 'hostile.json', hostileText), /Imported 1 conversation/);
+      const sidebar = await openSidebar(h, { autoApprove: false });
       await sidebar.click('button', 'Conversations');
       await sidebar.click('button', '<img src=x', { exact: false });
       await sidebar.waitForText('window.__pwned=1', { within: 'main' });
@@ -270,6 +275,16 @@ for (const browserName of selectedBrowsers()) {
         jsLinks: [...document.querySelectorAll('a[href]')].filter((a) => a.href.startsWith('javascript:')).length,
       }));
       assert.deepEqual(inert, { pwned: undefined, images: 0, scripts: 0, jsLinks: 0 });
+      // The background's prototypes are clean: a destructive call in a new conversation still asks.
+      model.reset();
+      model.setScript((req) => (req.last?.role === 'tool' ? { text: 'Left alone.' } : { toolCalls: [{ name: 'opfs_delete', arguments: { path: 'after-import.txt' } }] }));
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Delete after-import.txt');
+      await sidebar.find('button', 'Deny', { timeout: 20_000 });
+      await sidebar.click('button', 'Deny');
+      await sidebar.waitForText('Left alone.');
+      await waitForIdle(sidebar);
+      assert.equal(await sidebar.evaluate(() => ({}).polluted), undefined);
       await sidebar.close();
       await options.close();
     });

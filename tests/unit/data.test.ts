@@ -77,13 +77,62 @@ describe('the conversation archive', () => {
       format: ARCHIVE_FORMAT, version: 1, exportedAt: 'x',
       conversations: [{
         conversation: { id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'running', actWithoutAsking: true, evil: 1 },
-        messages: [{ id: 'm', conversationId: 'other', seq: 0, createdAt: 1, role: 'user', text: 'hi', __proto__: { polluted: true } }],
+        messages: [{ id: 'm', conversationId: 'other', seq: 0, createdAt: 1, role: 'user', text: 'hi' }],
       }],
     }));
     const [entry] = archive.conversations;
     expect(entry!.conversation).toEqual({ id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'interrupted' });
     expect(entry!.messages[0]).toEqual({ id: 'm', conversationId: 'c', seq: 0, createdAt: 1, role: 'user', text: 'hi' });
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a file with "__proto__" keys everywhere (written as text: an object literal or JSON.stringify would drop them) pollutes nothing, in parsing or in the database', async () => {
+    // What a hostile file carries: prototypes that would switch approvals off or mark anyone admin.
+    const poison = '"__proto__":{"polluted":"yes","actWithoutAsking":true,"isAdmin":true}';
+    const text = `{${poison},"format":"${ARCHIVE_FORMAT}","version":1,"exportedAt":"x","conversations":[{${poison},
+      "conversation":{${poison},"id":"c","title":"t","createdAt":1,"updatedAt":1,"status":"idle","error":{${poison},"kind":"network","message":"m","said":{"key":"k","params":{"a":"b"}}}},
+      "messages":[
+        {${poison},"id":"m1","conversationId":"c","seq":0,"createdAt":1,"role":"user","text":"hi"},
+        {${poison},"id":"m2","conversationId":"c","seq":1,"createdAt":2,"role":"assistant","text":"ok","status":"complete","toolCalls":[{${poison},"id":"t","name":"agent","input":{${poison},"prompt":"p"}}]},
+        {${poison},"id":"m3","conversationId":"c","seq":2,"createdAt":3,"role":"tool","toolCallId":"t","toolName":"agent","input":{${poison}},"status":"done",
+          "result":{${poison},"ok":true,"output":{${poison},"answer":{${poison}}}},"activity":{${poison},"steps":[{${poison}}]}}
+      ]}]}`;
+    // The keys really reach the parser (JSON.parse makes them own properties, not prototypes).
+    expect(Object.hasOwn(JSON.parse(text) as object, '__proto__')).toBe(true);
+    const clean = () => {
+      const probe = {} as Record<string, unknown>;
+      expect([probe.polluted, probe.actWithoutAsking, probe.isAdmin]).toEqual([undefined, undefined, undefined]);
+    };
+    /** No object anywhere in `value` has another prototype than a plain object's (or an array's). */
+    const plain = (value: unknown, where = 'the archive'): void => {
+      if (!value || typeof value !== 'object') return;
+      const proto = Object.getPrototypeOf(value);
+      expect(proto === Object.prototype || proto === Array.prototype || proto === null, `${where} has a forged prototype`).toBe(true);
+      // Opaque JSON (tool input, output, activity) may keep "__proto__" as an own key: data, not a prototype.
+      expect('polluted' in value && !Object.hasOwn(value, 'polluted'), `${where} inherits "polluted"`).toBe(false);
+      for (const [key, inner] of Object.entries(value)) plain(inner, `${where}.${key}`);
+    };
+
+    const archive = parseArchive(text);
+    clean();
+    plain(archive);
+    const [entry] = archive.conversations;
+    expect(entry!.conversation.actWithoutAsking).toBeUndefined();
+    expect(entry!.conversation).toEqual({ id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'idle', error: { kind: 'network', message: 'm', said: { key: 'k', params: { a: 'b' } } } });
+    expect(entry!.messages[0]).toEqual({ id: 'm1', conversationId: 'c', seq: 0, createdAt: 1, role: 'user', text: 'hi' });
+    // Translatable words take only their own two fields: one more is refused, "__proto__" too.
+    expect(() => parseArchive(text.replace('"said":{"key":"k"', `"said":{${poison},"key":"k"`))).toThrow(/error\.said/);
+    clean();
+
+    // Written and read back: still no prototype came in with the data.
+    const db = freshDb();
+    const store = new ConversationStore(db);
+    await importArchive(db, archive);
+    clean();
+    plain(await store.getOrThrow('c'), 'the stored conversation');
+    plain(await store.messages('c'), 'the stored messages');
+    expect((await store.getOrThrow('c')).actWithoutAsking).toBeUndefined();
+    plain(await exportConversations(store), 'the export');
+    clean();
   });
 
   it('keeps translatable words (a run error worded in layers, a notice) and refuses malformed ones', () => {
@@ -297,6 +346,27 @@ describe('the settings file', () => {
     expect(await agentSettings.getValue()).toEqual({ maxSteps: 9, runTokenBudget: 5000 });
     expect((await providerSettingsStore(target).getValue()).profiles).toHaveLength(1);
     await expect(importSettingsFile(target, '{"format":"sidequest-conversations"}')).rejects.toThrow(/not a Sidequest settings file/);
+  });
+
+  it('a settings file with "__proto__" keys (written as text) pollutes nothing and switches nothing on', async () => {
+    const db = freshDb();
+    await agentSettings.setValue({ maxSteps: 25 });
+    const file = await exportSettingsFile(db, false);
+    const poison = '"__proto__":{"polluted":"yes","maxSteps":1,"actWithoutAsking":true}';
+    // Into the file's top, its limits, the provider settings and a plugin value, as text.
+    const text = JSON.stringify(file)
+      .replace(/^\{/, `{${poison},`)
+      .replace('"limits":{', `"limits":{${poison},`)
+      .replace('"provider":{', `"provider":{${poison},`)
+      .replace('"pluginData":[', `"pluginData":[{"key":"web/x","value":{${poison}}}${file.pluginData.length ? ',' : ''}`);
+    expect(text.match(/"__proto__"/g)).toHaveLength(4);
+    await importSettingsFile(db, text);
+    const probe = {} as Record<string, unknown>;
+    expect([probe.polluted, probe.maxSteps, probe.actWithoutAsking]).toEqual([undefined, undefined, undefined]);
+    expect(await agentSettings.getValue()).toEqual(file.limits);
+    const stored = (await db.pluginData.get('web/x'))?.value as object;
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect((stored as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
