@@ -1,5 +1,6 @@
 import { browser, type Browser } from 'wxt/browser';
 import { EVENTS_PORT, type UiEvent } from '@/core/messaging/protocol';
+import { isExtensionPage } from '@/core/messaging/sender';
 
 /** Sends live updates to every extension page connected on the events port. */
 export class EventHub {
@@ -30,8 +31,4 @@ export class EventHub {
   }
 }
 
-/** True when a message or port comes from one of the extension's own pages, not a content script. */
-export function isExtensionPage(sender: Browser.runtime.MessageSender | undefined): boolean {
-  const origin = browser.runtime.getURL('/');
-  return Boolean(sender?.url?.startsWith(origin)) && sender?.id === browser.runtime.id;
-}
+export { isExtensionPage };

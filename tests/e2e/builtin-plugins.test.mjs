@@ -391,8 +391,11 @@ for (const browserName of selectedBrowsers()) {
         return { ms: performance.now() - start, listed: Array.isArray(reply?.res) };
       });
       t.diagnostic(`${browserName}: the background answered in ${probe.ms.toFixed(0)} ms while the sandbox looped`);
+      console.log(`[sandbox] ${browserName}: the background answered in ${probe.ms.toFixed(0)} ms while a sandbox script looped`);
       assert.equal(probe.listed, true);
-      assert.ok(probe.ms < 1000, `the background answered in ${probe.ms.toFixed(0)} ms while the sandbox looped`);
+      // The figure is printed; the bound only says "not frozen": a sandbox run in the background's
+      // own thread would hold this answer until its 5 s are up (3.5 s after the probe started).
+      assert.ok(probe.ms < 3000, `the background answered in ${probe.ms.toFixed(0)} ms while the sandbox looped: it was held up by the script`);
       await sidebar.waitForText('Spun:', { timeout: 30_000 });
       await waitForIdle(sidebar);
       assert.match(contentText(model.requests[1].last), /ran longer than 5 s and was stopped/);

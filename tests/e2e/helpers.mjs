@@ -19,13 +19,21 @@ export async function configureProvider(h, { baseUrl, model = 'scripted-model', 
  * Opens the sidebar page in a tab (neither browser can show its real sidebar headless). By default
  * it then clicks **Allow once** on every approval card that appears, as a person who approves
  * whatever the agent does would: scenarios about something else need not answer each ask.
- * `{ autoApprove: false }` leaves the asks to the test.
+ * A test that checks whether the sidebar asks (or does not) must not rely on that: it passes
+ * `{ autoApprove: false }` and answers the cards itself, or pauses the clicking for a while with
+ * `sidebar.stopApproving()` (then `approveAll(sidebar)` again).
  */
 export async function openSidebar(h, { autoApprove = true } = {}) {
   const sidebar = await h.openExtensionPage('sidepanel.html');
   await sidebar.find('textbox', 'Message');
-  if (autoApprove) approveAll(sidebar);
+  if (autoApprove) sidebar.stopApproving = approveAll(sidebar);
   return sidebar;
+}
+
+/** Waits for an approval card and returns its text (the tool, the site, why it asks, the arguments). */
+export async function nextApproval(sidebar, { timeout = 20_000 } = {}) {
+  await sidebar.waitFor((sel) => Boolean(document.querySelector(sel)), ALLOW_ONCE, { timeout });
+  return sidebar.evaluate(() => document.querySelector('[data-approval]').textContent.replace(/\s+/g, ' ').trim());
 }
 
 /** The Allow once button of an approval card. */
@@ -33,11 +41,12 @@ export const ALLOW_ONCE = '[data-approval] button[data-answer="once"]';
 
 /**
  * Clicks Allow once on each approval card the page shows, until the page is closed. Returns the
- * function that stops it; `page.approved` counts the clicks.
+ * function that stops it; `page.approved` counts the clicks, `page.approvals` keeps each card's text.
  */
 export function approveAll(page) {
   let stopped = false;
-  page.approved = 0;
+  page.approved ??= 0;
+  page.approvals ??= [];
   const close = page.close;
   page.close = async () => {
     stopped = true;
@@ -47,10 +56,11 @@ export function approveAll(page) {
   (async () => {
     while (!stopped) {
       try {
-        const waiting = await page.evaluate((sel) => Boolean(document.querySelector(sel)), ALLOW_ONCE);
-        if (waiting) {
+        const waiting = await page.evaluate((sel) => document.querySelector(sel)?.closest('[data-approval]')?.textContent.replace(/\s+/g, ' ').trim() ?? null, ALLOW_ONCE);
+        if (waiting !== null && !stopped) {
           await page.raw.click(ALLOW_ONCE, { timeout: 2000 });
           page.approved++;
+          page.approvals.push(waiting);
         }
       } catch (error) {
         // A card answered meanwhile or a page reloading: try again; a closed page: done.

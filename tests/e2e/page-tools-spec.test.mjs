@@ -13,7 +13,7 @@ import { contentText, startModelServer } from '../model-server/server.mjs';
 import { buildAngularApp } from './angular-app/build.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
+import { approveAll, configureProvider, nextApproval, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 const html = (title, body, script = '') => ({
   type: 'text/html; charset=utf-8',
@@ -305,10 +305,20 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(book.schema.properties.terrace.type, 'boolean');
       assert.equal(book.schema.properties.name.minLength, 2);
 
-      const approvedBefore = sidebar.approved;
-      const { requests, results } = await ask('Please book a table for four');
-      // Filling and submitting the user's form is an acting page-tool call: the approval card asked.
-      assert.ok(sidebar.approved > approvedBefore, 'the approval gate asked before the form was filled');
+      // Filling and submitting the user's form is an acting page-tool call: the approval card asks
+      // first (answered here by hand: the sidebar's automatic Allow once would hide a missing ask).
+      sidebar.stopApproving();
+      let card = '';
+      const { requests, results } = await ask('Please book a table for four', {
+        whileRunning: async () => {
+          card = await nextApproval(sidebar);
+          assert.equal(await app.evaluate(() => window.__submitted ?? null), null, 'nothing was submitted before the answer');
+          await sidebar.click('button', 'Allow once');
+        },
+      });
+      sidebar.stopApproving = approveAll(sidebar);
+      assert.match(card, /_book_table/);
+      assert.match(card, /127\.0\.0\.1:\d+/, 'the card names the site');
       const offered = requests[0].tools.find((t) => /_book_table$/.test(t.function.name));
       assert.match(offered.function.description, /A form of the page: the call fills it in and submits it/);
       const answer = toolJson(results[0]);

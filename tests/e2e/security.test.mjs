@@ -2,7 +2,8 @@
 // - XSS: a page tool whose group name, description, name and result carry payloads, and an answer
 //   that quotes them, render inert in the sidebar: nothing runs, nothing loads (a beacon counts hits).
 // - Flood: a page forges the relay's events (CustomEvents with JSON strings) and pushes 20 000
-//   tools and 5 MB descriptions for seconds; a list_tabs call made meanwhile answers within 1 s.
+//   tools and 5 MB descriptions for seconds; a list_tabs call made meanwhile still answers (the
+//   time is printed; a bound of 5 s catches a stalled background without failing a slow machine).
 
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -10,6 +11,9 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+
+/** A background that takes this long to answer during the flood is stalled, not just busy. */
+const FROZEN_MS = 5000;
 
 /** Serves the test pages and counts every request to /beacon… (a payload that loads something). */
 async function startServer() {
@@ -171,7 +175,9 @@ for (const browserName of selectedBrowsers()) {
       t.diagnostic(`${browserName}: list_tabs answered in ${ms.toFixed(0)} ms during a flood of ${sent.sent} forged lists of ${sizes} in turn`);
       console.log(`[security] flood ${browserName}: list_tabs round trip ${ms.toFixed(0)} ms; ${sent.sent} forged lists of ${sizes} in turn`);
       assert.ok(sent.sent >= 2, 'the flood was running');
-      assert.ok(ms < 1000, `list_tabs answered in ${ms.toFixed(0)} ms during the flood`);
+      // The figure is printed above; the bound is generous (a loaded machine is slow) but far below
+      // what an unbounded flood costs a background that parses it all (it froze for minutes).
+      assert.ok(ms < FROZEN_MS, `list_tabs answered in ${ms.toFixed(0)} ms during the flood (a background this slow is stalled)`);
       // The background kept at most its limit of the page's tools, and the site is still not allowed.
       await sidebar.waitForText('offers tools to the agent', { timeout: 20_000 });
       await sidebar.waitForText('256 page tools', { within: '.page-tools' });

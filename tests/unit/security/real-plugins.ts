@@ -20,6 +20,10 @@ export interface RealPluginsOptions {
   offscreen?: PluginContext['offscreen'];
   /** The origins the user set up in settings (web_fetch may reach them on the local network). */
   configuredOrigins?: () => Promise<Set<string>>;
+  /** Receives the plugins' live updates (a question asked, tasks changed). */
+  broadcast?: PluginContext['broadcast'];
+  /** Collects the plugins' message handlers by name, to answer as the sidebar would. */
+  handlers?: Map<string, (data: never) => unknown>;
 }
 
 /**
@@ -36,16 +40,16 @@ export async function useOpfsMock(): Promise<FileSystemDirectoryHandle> {
 }
 
 /** A registry holding every built-in plugin (`plugins/index.ts`), each set up with a real `PluginContext`. */
-export function realPluginRegistry({ db, offscreen, configuredOrigins }: RealPluginsOptions): ToolRegistry {
+export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast, handlers }: RealPluginsOptions): ToolRegistry {
   const registry = new ToolRegistry(interpretedValidators);
   // fakeBrowser has no ports: page tools listen for none here (the e2e tests send them).
   vi.spyOn(fakeBrowser.runtime.onConnect, 'addListener').mockImplementation(() => undefined);
   for (const plugin of builtinPlugins) {
     const ctx: PluginContext = {
       pluginId: plugin.id,
-      handle: () => undefined,
+      handle: (type, handler) => void handlers?.set(type, handler as (data: never) => unknown),
       onDeleteAll: () => undefined,
-      broadcast: () => undefined,
+      broadcast: broadcast ?? (() => undefined),
       storage: pluginStorage(db, plugin.id),
       getModelClient: async () => {
         throw new Error('No model in this test.');
