@@ -168,14 +168,12 @@ for (const browserName of selectedBrowsers()) {
     test('a script in a page asks with its code; Always allow is remembered, listed in Settings → Privacy, and revoked', async () => {
       const inbox = await h.newPage(site.url('/inbox.html'));
       const code = 'document.title + " / " + (6 * 7)';
+      // No tab named: the script runs in the tab the user is on (the inbox). Nothing private is
+      // read first (a private read would make every later script ask: see outbound.test.mjs).
       model.setScript((req) => {
         const results = toolTexts(req);
-        if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
+        if (req.last?.role === 'user') return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', code } }] };
         const n = req.messages.filter((m) => m.role === 'user').length;
-        if (req.last?.role === 'tool' && req.last && contentText(req.last).startsWith('[')) {
-          const tab = JSON.parse(contentText(req.last)).find((t) => t.url.endsWith('/inbox.html'));
-          return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', tab_id: tab.tab_id, code } }] };
-        }
         return { text: `Script ${n}: ${results.at(-1)}` };
       });
       const sidebar = await openSidebar(h, { autoApprove: false });
