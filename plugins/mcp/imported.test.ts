@@ -47,7 +47,7 @@ describe('an MCP server imported from a settings file', () => {
   });
 
   it('is not configured, and is not connected to at start-up, until the user confirms its address', async () => {
-    const { service, registry, saved } = makeService([config({ imported: true, tools: [] })]);
+    const { service, registry } = makeService([config({ imported: true, tools: [] })]);
     await service.start();
     await sleep(300);
     expect(server.sessions).toBe(0);
