@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startMcpServer } from '../mcp-server/server.mjs';
 import { defaultScript, startModelServer } from '../model-server/server.mjs';
+import { runAxe } from './a11y.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
@@ -105,6 +106,8 @@ for (const browserName of selectedBrowsers()) {
       assert.match(shown, /your own network/);
       assert.doesNotMatch(shown, /Keys in the file/, 'the smuggled key is not in the file');
       await options.screenshot(screenshotPath(browserName, 'settings-import-preview'));
+      const serious = (await runAxe(options)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(serious, [], 'axe: no serious or critical finding on the preview');
       // Nothing written yet: the profile still answers at home, with its key.
       assert.deepEqual(settingsOf(await exportSettings(options)), settingsOf(exported));
 
@@ -136,6 +139,14 @@ for (const browserName of selectedBrowsers()) {
       const shown = await preview(options, 'cancel.json', changed);
       assert.match(shown, /Step limit per run: 25 → 7/);
       assert.ok(shown.includes(`${other.url} → ${home.url}`), shown);
+      // The same preview in Hebrew (the page follows the language setting at once), right to left.
+      const language = (value) => options.evaluate((v) => globalThis.browser.storage.local.set({ uiLanguage: v }), value);
+      await language('he');
+      await options.waitForText('מה ישתנה בייבוא', { within: PREVIEW });
+      assert.equal(await options.evaluate(() => document.documentElement.dir), 'rtl');
+      await options.screenshot(screenshotPath(browserName, 'settings-import-preview-he'));
+      await language('auto');
+      await options.waitForText('What importing cancel.json would change', { within: PREVIEW });
       assert.match(await answerPreview(options, 'Cancel'), /Nothing was imported from cancel\.json\./);
       assert.deepEqual(settingsOf(await exportSettings(options)), settingsOf(before));
       await options.close();
