@@ -147,7 +147,10 @@ for (const browserName of selectedBrowsers()) {
       await options.screenshot(screenshotPath(browserName, 'settings-import-preview-he'));
       await language('auto');
       await options.waitForText('What importing cancel.json would change', { within: PREVIEW });
+      // The keyboard focus is on the preview while it is shown, and back on Import settings after.
+      assert.equal(await options.evaluate(() => document.activeElement?.id), 'import-preview-title');
       assert.match(await answerPreview(options, 'Cancel'), /Nothing was imported from cancel\.json\./);
+      await options.waitFor(() => document.activeElement?.textContent?.trim() === 'Import settings');
       assert.deepEqual(settingsOf(await exportSettings(options)), settingsOf(before));
       await options.close();
     });
