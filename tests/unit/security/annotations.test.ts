@@ -14,8 +14,8 @@ import { Workspace } from '@/plugins/workspace/workspace';
 import { builtinToolNames, realPluginRegistry, useOpfsMock } from './real-plugins';
 
 /** The tab the user is looking at, and another one. */
-const USER_TAB = { id: 1, url: 'https://mail.example/inbox' };
-const OTHER_TAB = { id: 2, url: 'https://bank.example/account' };
+const USER_TAB = { id: 1, url: 'https://mail.example/inbox', title: 'Inbox' };
+const OTHER_TAB = { id: 2, url: 'https://bank.example/account', title: 'Account' };
 
 /**
  * The situations a call is judged in:
@@ -79,7 +79,8 @@ const ROWS: Row[] = [
     input: (t) => ({ url: t.url }),
     expect: { userTab: 'allow', otherTab: 'allow', afterRead: 'outbound/call', ownNetwork: 'local/call', taints: 'allow' },
   },
-  { label: 'web_search', tool: 'web_search', input: () => ({ query: 'tide pools' }), expect: { ...ALLOW, taints: 'allow' } },
+  // The query goes to the search engine: after a private read, that is a send to another site.
+  { label: 'web_search', tool: 'web_search', input: () => ({ query: 'tide pools' }), expect: { ...ALLOW, afterRead: 'outbound/call', taints: 'allow' } },
   // ——— page tools ———
   {
     label: 'list_page_tools',
@@ -94,21 +95,23 @@ const ROWS: Row[] = [
   { label: 'opfs_list', tool: 'opfs_list', input: () => ({}), expect: { ...ALLOW, taints: 'outbound/call' } },
   { label: 'opfs_delete', tool: 'opfs_delete', input: () => ({ path: 'existing.md' }), expect: { ...ALWAYS_ASKS('destructive'), taints: 'allow' } },
   // ——— the user, the task list, scripts, sub-agents ———
-  { label: 'ask_user', tool: 'ask_user', input: () => ({ question: 'Which one?' }), expect: { ...ALLOW, taints: 'outbound/call' } },
+  // What the user answers, the agent's own task list and a sandbox computation are no site's private data.
+  { label: 'ask_user', tool: 'ask_user', input: () => ({ question: 'Which one?' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'create_task', tool: 'create_task', input: () => ({ subject: 'Read the mail' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'update_task', tool: 'update_task', input: () => ({ task_id: '1', status: 'completed' }), expect: { ...ALLOW, taints: 'allow' } },
-  { label: 'list_tasks', tool: 'list_tasks', input: () => ({}), expect: { ...ALLOW, taints: 'outbound/call' } },
+  { label: 'list_tasks', tool: 'list_tasks', input: () => ({}), expect: { ...ALLOW, taints: 'allow' } },
   {
     label: 'execute_script (in a page)',
     tool: 'execute_script',
     input: (t) => ({ code: 'document.title', target: 'page', tab_id: t.tab }),
-    expect: { ...ALWAYS_ASKS('destructive'), taints: 'outbound/call' },
+    // Code in a page can send anywhere (fetch): after a private read, even in the page that was read.
+    expect: { ...ALWAYS_ASKS('destructive'), afterRead: 'outbound/call', taints: 'outbound/call' },
   },
   {
     label: 'execute_script (in the sandbox)',
     tool: 'execute_script',
     input: () => ({ code: '6 * 7', target: 'sandbox' }),
-    expect: { ...ALLOW, taints: 'outbound/call' },
+    expect: { ...ALLOW, taints: 'allow' },
   },
   { label: 'agent', tool: 'agent', input: (t) => ({ prompt: 'Summarize the tab', tab_id: t.tab }), expect: { ...ALLOW, taints: 'allow' } },
 ];
@@ -143,7 +146,7 @@ describe('security: every built-in tool\'s annotations × the approval gate', ()
     gate = new ApprovalGate({
       permissions: memoryPermissions(),
       activeTab: async () => USER_TAB,
-      tabUrl: async (id) => [USER_TAB, OTHER_TAB].find((t) => t.id === id)?.url,
+      tab: async (id) => [USER_TAB, OTHER_TAB].find((t) => t.id === id),
     });
     // Every ask is answered Deny at once: the verdict is what the card said.
     gate.onChange((change) => {

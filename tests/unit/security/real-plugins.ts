@@ -49,6 +49,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
       pluginId: plugin.id,
       handle: (type, handler) => void handlers?.set(type, handler as (data: never) => unknown),
       onDeleteAll: () => undefined,
+      onSettingsImported: () => undefined,
       broadcast: broadcast ?? (() => undefined),
       storage: pluginStorage(db, plugin.id),
       getModelClient: async () => {
