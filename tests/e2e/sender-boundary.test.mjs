@@ -93,6 +93,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['setMcpServerCredentials', { id: 'evil', bearerToken: 'planted' }],
     ['reconnectMcpServer', { id: 'evil' }],
     ['setMcpServerEnabled', { id: 'evil', enabled: true }],
+    ['confirmMcpServer', { id: 'evil' }],
     ['removeMcpServer', { id: 'evil' }],
     // Page tools: the site's own permission.
     ['decidePageTools', { origin: evil, decision: 'always' }],
@@ -106,7 +107,9 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['saveSearchSettings', { engine: 'bing', bingApiKey: 'planted-planted-planted-1' }],
     ['getSearchSettings', undefined],
     ['testSearch', { engine: 'duckduckgo', query: 'x' }],
-    ['importSettings', { text: movedSettings }],
+    ['previewSettingsImport', { text: movedSettings }],
+    ['applySettingsImport', { token: 'forged', text: movedSettings }],
+    ['cancelSettingsImport', { token: 'forged' }],
     ['exportSettings', { includeKeys: true }],
     // Conversations and the user's data.
     ['listConversations', undefined],
@@ -320,7 +323,7 @@ for (const browserName of selectedBrowsers()) {
         assert.equal(threw, undefined, `${type} was answered (not thrown at): ${threw}`);
         assert.deepEqual(reply, { err: { name: 'Error', message: REFUSED, stack: reply?.err?.stack } }, `${type} is refused: ${JSON.stringify(reply)?.slice(0, 300)}`);
       }
-      t.diagnostic(`${replies.length} messages, each refused`);
+      t.diagnostic(`${replies.length - BENCH_ONLY.size} messages refused; ${BENCH_ONLY.size} of benchmark builds only, unanswered here`);
 
       // The live event stream: a content script that connects is cut off and hears nothing.
       const listening = inContentScript(h, ext, attacker, attackUrl(), () => new Promise((resolve) => {
