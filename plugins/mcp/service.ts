@@ -2,6 +2,7 @@ import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
+import { isLoopbackHost } from '@/core/net/local-network';
 import { oneLine } from '@/core/registry/untrusted';
 import { McpConnection, worded, type McpTransportKind } from './connection';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
@@ -480,11 +481,6 @@ export function parseHeaders(text: string): Record<string, string> {
     headers[name] = value;
   }
   return headers;
-}
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::1';
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
