@@ -1,5 +1,6 @@
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
+import { browserAddressProbe } from '@/core/net/address';
 import { definePlugin } from '@/core/plugin';
 import './protocol';
 import type { OAuthState } from './oauth';
@@ -49,6 +50,7 @@ const serversSchema = z.array(
         annotations: annotationsSchema.optional(),
       }),
     ),
+    allowedOrigins: z.array(z.string()).optional(),
   }),
 ) as z.ZodType<McpServerConfig[]>;
 
@@ -96,6 +98,7 @@ export const mcpPlugin = definePlugin<McpService>({
         }),
       },
       oauth: browserOAuth(),
+      probe: browserAddressProbe(),
       onChange: () => ctx.broadcast({ type: 'mcp-servers', servers: service.views() }),
     });
     ctx.onStartup(() => service.start());
@@ -103,6 +106,7 @@ export const mcpPlugin = definePlugin<McpService>({
     ctx.handle('addMcpServer', (data) => service.add(data));
     ctx.handle('reconnectMcpServer', ({ id }) => service.reconnect(id));
     ctx.handle('setMcpServerCredentials', ({ id, bearerToken, headers }) => service.setCredentials(id, { bearerToken, headers }));
+    ctx.handle('allowMcpServerOrigin', ({ id, origin }) => service.allowOrigin(id, origin));
     ctx.handle('setMcpServerEnabled', ({ id, enabled }) => service.setEnabled(id, enabled));
     ctx.handle('removeMcpServer', ({ id }) => service.remove(id));
     return { service, dispose: () => void service.dispose() };
