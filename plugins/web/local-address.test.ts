@@ -279,7 +279,7 @@ describe('every redirect hop goes through the gate before it is requested', () =
   test('the tool hands its context\'s reach to the fetch', async () => {
     served.length = 0;
     const no = gate(NO);
-    const service = { fetch: deps({ probe: chrome }), search: { search: async () => [] }, summarize: async () => '' };
+    const service = { fetch: deps({ probe: chrome }), search: { search: async () => [], target: async () => 'https://search.example/?q=' }, summarize: async () => '' };
     await expect(webFetchTool.execute({ url: url('a.test', '/hop1') }, { signal: signal(), service, reach: no.reach })).rejects.toBeInstanceOf(ReachRefusedError);
     expect(no.asked).toHaveLength(1);
     expect(served).toEqual(['a.test /hop1']);
