@@ -70,8 +70,10 @@ async function answer(sidebar, which) {
     const button = document.querySelector(sel);
     return Boolean(button) && button.getAttribute('aria-disabled') !== 'true';
   }, selector);
+  const id = await sidebar.evaluate(() => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby'));
   await sidebar.raw.click(selector);
-  await sidebar.waitFor(() => !document.querySelector('[data-approval]'), undefined, { timeout: 10_000 }).catch(() => undefined);
+  // Until that card is gone (the next one may already be there).
+  await sidebar.waitFor((cardId) => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby') !== cardId, id, { timeout: 10_000 });
 }
 
 /** Counts the approval cards that appear from now on (`window.__asks`). */
