@@ -93,7 +93,8 @@ export function guardedFetch(base: typeof fetch, rule: McpFetchRule): typeof fet
     }
     const watch = allowed ? undefined : rule.probe?.watch?.(url.href);
     try {
-      const response = await base(input instanceof Request ? input : url.href, request);
+      // From the network, so the browser reports the address that answered (a cached answer has none).
+      const response = await base(input instanceof Request ? input : url.href, watch ? { ...request, cache: 'no-store' } : request);
       if (watch) {
         const ip = await watch.address();
         if (ip === null || addressKind(ip)) {
