@@ -33,8 +33,10 @@ export default defineConfig({
     // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
     // fetched HTML (no DOM) and make blob URLs of workspace files.
     // identity: OAuth sign-in to MCP servers (launchWebAuthFlow), in both browsers. webRequest:
-    // web_fetch observes where a redirect points before it follows it (no blocking).
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', ...(browser === 'firefox' ? [] : ['offscreen'])],
+    // web_fetch observes where a redirect points before it follows it, and which address a
+    // response came from (no blocking). dns (Firefox only, Chrome has no such API): a host name is
+    // resolved before it is requested, so one that leads into the user's network is caught first.
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', ...(browser === 'firefox' ? ['dns'] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3
