@@ -23,8 +23,11 @@ export const SAFE_REGEX_LIMITS = {
   schemaPatternChars: 1000,
   /** The estimated program sizes of all the patterns of one schema, added up. */
   schemaEstimate: 20_000,
-  /** Work (program size × characters matched) one validation may spend on patterns. */
-  validationWork: 5_000_000,
+  /**
+   * Work (program size × characters matched) one validation may spend on patterns: about 0.1 s
+   * at worst (20 to 50 ns a unit measured on the NFA, the engine's slowest path).
+   */
+  validationWork: 2_000_000,
 } as const;
 
 /** What a pattern may use; said in every refusal so the model can write one that works. */
@@ -141,16 +144,16 @@ export function scanPattern(source: string): Scan {
 }
 
 /** Why a pattern cannot run here (worded for the model, without the pattern), or null. */
-export function patternProblem(source: string, maxChars: number = SAFE_REGEX_LIMITS.schemaPatternChars): string | null {
+export function patternProblem(source: string, maxChars: number = SAFE_REGEX_LIMITS.schemaPatternChars, maxProgram: number = SAFE_REGEX_LIMITS.program): string | null {
   if (source.length > maxChars) return `it is ${source.length} characters long (at most ${maxChars})`;
   const scan = scanPattern(source);
   if (scan.unsupported) return `it uses ${scan.unsupported}, which has no linear-time match`;
-  if (scan.estimate > SAFE_REGEX_LIMITS.estimate) return tooLarge(scan.estimate);
+  if (scan.estimate > maxProgram * (SAFE_REGEX_LIMITS.estimate / SAFE_REGEX_LIMITS.program)) return tooLarge(scan.estimate, maxProgram);
   return null;
 }
 
-function tooLarge(size: number): string {
-  return `it is too large to match quickly (about ${size} instructions once its repeats are expanded, at most ${SAFE_REGEX_LIMITS.program}; large counted repeats like {0,999} make it so)`;
+function tooLarge(size: number, maxProgram: number): string {
+  return `it is too large to match quickly (about ${size} instructions once its repeats are expanded, at most ${maxProgram}; large counted repeats like {0,999} make it so)`;
 }
 
 const CACHE_SIZE = 256;
@@ -159,16 +162,19 @@ const cache = new Map<string, SafeRegex | PatternError>();
 
 /**
  * Compiles a pattern written in JavaScript syntax for the linear-time engine, or throws a
- * `PatternError` saying why it cannot (syntax, size). `ignoreCase` as the `i` flag. Compiled
- * patterns are kept (the last 256), failures too.
+ * `PatternError` saying why it cannot (syntax, size). `ignoreCase` as the `i` flag; `maxChars`
+ * and `maxProgram` lower the limits. Compiled patterns are kept (the last 256), failures too.
  */
-export function compileSafeRegex(source: string, { ignoreCase = false, maxChars = SAFE_REGEX_LIMITS.schemaPatternChars }: { ignoreCase?: boolean; maxChars?: number } = {}): SafeRegex {
-  const key = `${ignoreCase ? 'i' : '-'}${maxChars}:${source}`;
+export function compileSafeRegex(
+  source: string,
+  { ignoreCase = false, maxChars = SAFE_REGEX_LIMITS.schemaPatternChars, maxProgram = SAFE_REGEX_LIMITS.program }: { ignoreCase?: boolean; maxChars?: number; maxProgram?: number } = {},
+): SafeRegex {
+  const key = `${ignoreCase ? 'i' : '-'}${maxChars}/${maxProgram}:${source}`;
   let entry = cache.get(key);
   if (entry) {
     cache.delete(key);
   } else {
-    entry = build(source, ignoreCase, maxChars);
+    entry = build(source, ignoreCase, maxChars, Math.min(maxProgram, SAFE_REGEX_LIMITS.program));
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   cache.set(key, entry);
@@ -176,8 +182,8 @@ export function compileSafeRegex(source: string, { ignoreCase = false, maxChars 
   return entry;
 }
 
-function build(source: string, ignoreCase: boolean, maxChars: number): SafeRegex | PatternError {
-  const problem = patternProblem(source, maxChars);
+function build(source: string, ignoreCase: boolean, maxChars: number, maxProgram: number): SafeRegex | PatternError {
+  const problem = patternProblem(source, maxChars, maxProgram);
   if (problem) return new PatternError(problem);
   let compiled: RE2JS;
   try {
@@ -188,8 +194,12 @@ function build(source: string, ignoreCase: boolean, maxChars: number): SafeRegex
     return new PatternError(`it is not a pattern the engine can take (${detail})`);
   }
   const programSize = compiled.programSize();
-  if (programSize > SAFE_REGEX_LIMITS.program) return new PatternError(tooLarge(programSize));
-  return { source, programSize, test: (text) => compiled.test(text) };
+  if (programSize > maxProgram) return new PatternError(tooLarge(programSize, maxProgram));
+  // `find` (it tracks where the match starts) runs the one-pass matcher, the bit-state
+  // backtracker or the NFA, never the lazy DFA that `test` tries first: on a pattern whose DFA
+  // keeps growing (`[ab]*a[ab]{20}c`) that DFA spends 3 to 10 times as long per character
+  // before it gives up, and the budgets here count the worst case.
+  return { source, programSize, test: (text) => compiled.matcher(text).find() };
 }
 
 /** A pattern as an error names it: quoted, at most 60 characters. */

@@ -44,10 +44,14 @@ export async function getTabOrThrow(tabId: number): Promise<Tab> {
 export const MAX_PATTERN_LENGTH = 200;
 /**
  * URLs and titles are matched on their first this many characters: a page sets its own title, of
- * any length. With the largest program the engine takes, one match then costs at most a few tens
- * of milliseconds.
+ * any length.
  */
 export const MATCH_CHARS = 2048;
+/**
+ * The largest compiled pattern taken (instructions): one match of it on `MATCH_CHARS` characters
+ * costs at most about 50 ms (20 to 50 ns an instruction and character, the engine's slowest path).
+ */
+export const MAX_PATTERN_PROGRAM = 500;
 /** Matching gives the event loop a turn after this long, so other conversations are answered meanwhile. */
 const SLICE_MS = 15;
 
@@ -61,7 +65,7 @@ function compilePattern(raw: string | undefined, field: string): SafeRegex | und
     throw new Error(`${field} is ${raw.length} characters long; give a pattern of at most ${MAX_PATTERN_LENGTH} characters (a distinctive part of the address or title is enough).`);
   }
   try {
-    return compileSafeRegex(raw, { ignoreCase: true, maxChars: MAX_PATTERN_LENGTH });
+    return compileSafeRegex(raw, { ignoreCase: true, maxChars: MAX_PATTERN_LENGTH, maxProgram: MAX_PATTERN_PROGRAM });
   } catch (error) {
     if (error instanceof PatternError) throw new Error(`${field} cannot be used: ${error.message}. ${PATTERN_SYNTAX}`);
     throw error;
