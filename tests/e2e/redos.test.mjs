@@ -3,7 +3,8 @@
 // from an extension page comes back: both are timed, printed, and the test fails if the
 // background was frozen (a backtracking RegExp would keep it busy for minutes to hours).
 // (a) A page sets a very long title; the model calls list_tabs with `.{0,999}.{0,999}.{0,999}!`
-//     (the issue's pattern), then with backtracking classics the engine takes (`^(a+)+$`…).
+//     (the issue's pattern: refused), then with backtracking classics the engine takes
+//     (`^(a+)+$`…), which a RegExp would run for hours on the title.
 // (b) A page registers a WebMCP tool whose input schema has `pattern: '^(a+)+$'`; the model calls
 //     it with forty `a`s and a `!` (checked in the background before the approval gate asks).
 // (c) An MCP server (the real SDK, on 127.0.0.1) whose tool has the same pattern; another whose
@@ -23,7 +24,7 @@ const FROZEN_MS = 5000;
 const BUDGET_MS = 1000;
 const HOSTILE_CODE = `${'a'.repeat(40)}!`;
 /** The issue's pattern, then patterns the engine takes that backtrack catastrophically in a RegExp. */
-const TITLE_PATTERNS = ['.{0,999}.{0,999}.{0,999}!', '^(a+)+$', '(.*a){20}x', '(a|a)*b'];
+const TITLE_PATTERNS = ['.{0,999}.{0,999}.{0,999}!', '^(a+)+$', '(.*a){20}x', '(a|a)*c'];
 
 const html = (title, body, script = '') => ({
   type: 'text/html; charset=utf-8',
@@ -31,8 +32,9 @@ const html = (title, body, script = '') => ({
 });
 
 const PAGES = {
-  // The title: 2 000 "a"s, a "!" (within what list_tabs matches) and 200 000 more characters.
-  '/title.html': html('Loading', '<p>A page that names itself.</p>', `document.title = 'a'.repeat(2000) + '!' + 'x'.repeat(200000);`),
+  // The title: 2 047 "a"s and a "b" (what list_tabs matches ends there: `^(a+)+$` fails on the
+  // "b"), then 200 000 "x"s; no "!" (`.{0,999}.{0,999}.{0,999}!` looks for one in vain).
+  '/title.html': html('Loading', '<p>A page that names itself.</p>', `document.title = 'a'.repeat(2047) + 'b' + 'x'.repeat(200000);`),
   '/tool.html': html(
     'Codes',
     '<p>Redeem a code.</p>',
@@ -111,6 +113,7 @@ for (const browserName of selectedBrowsers()) {
       mcp = await startMcpServer({ hostile: true, name: 'codes' });
       h = await launch(browserName);
       await (await configureProvider(h, { baseUrl: model.url })).close();
+      sidebar = await openSidebar(h);
       // The other conversation, in a second sidebar; it also times messages to the background.
       other = await openSidebar(h);
       await other.click('button', 'New conversation');
@@ -220,14 +223,12 @@ for (const browserName of selectedBrowsers()) {
     test('(a) list_tabs with .{0,999}.{0,999}.{0,999}! and other backtracking patterns against a page-set title of 200 000 characters', async () => {
       const page = await h.newPage(`http://evil.example:${new URL(site.origin).port}/title.html`);
       await page.waitFor(() => document.title.length > 200_000);
-      sidebar = await openSidebar(h);
       const { results } = await whileHostile('list_tabs', 'Find the tab with hostile titles');
       const texts = results.map(toolText);
       assert.equal(texts.length, TITLE_PATTERNS.length);
       // The issue's pattern: refused, with what is allowed.
       assert.match(texts[0], /title_pattern cannot be used: it is too large to match quickly .*Patterns run on a linear-time engine \(RE2 syntax\)/s);
-      // The others run: the page's title (its first 2 048 characters hold the "!") matches none of
-      // those that need "x", "b" or only "a"s.
+      // The others run: the page's title (2 047 "a"s and a "b" in what is matched) matches none.
       for (const [i, text] of texts.slice(1).entries()) {
         assert.doesNotMatch(text, /cannot be used|Invalid parameters|error/i, `${TITLE_PATTERNS[i + 1]} runs`);
         assert.ok(text.trim().startsWith('['), `${TITLE_PATTERNS[i + 1]}: a list of tabs (${text.slice(0, 200)})`);
