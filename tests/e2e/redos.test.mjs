@@ -145,10 +145,11 @@ for (const browserName of selectedBrowsers()) {
 
     /**
      * Sends `text` in the main sidebar and, the moment the model has handed the background its
-     * first hostile call, "ping" in the other conversation; waits for both answers. Returns the
-     * figures: the other conversation's answer, the extension page's round trips meanwhile.
+     * first hostile call, "ping" in the other conversation; waits for both answers. Records the
+     * figures (each call, named by `callNames`; the other conversation's answer; the extension
+     * page's round trips meanwhile) and fails if the background was frozen.
      */
-    async function whileHostile(label, text) {
+    async function whileHostile(label, text, callNames) {
       await sidebar.click('button', 'New conversation');
       const from = model.requests.length;
       await sendMessage(sidebar, text);
@@ -212,7 +213,7 @@ for (const browserName of selectedBrowsers()) {
       const last = performance.timeOrigin + requests.at(-1).receivedAt;
       const during = probe.samples.filter(([start, ms]) => start + ms >= first && start <= last).map(([, ms]) => ms);
       const roundTrip = Math.max(probe.inflight, ...during, 0);
-      const line = `${label}: hostile calls took ${calls.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}; meanwhile the other conversation reached the model in ${answer.reachedModel.toFixed(0)} ms and showed its answer in ${answer.answered.toFixed(0)} ms; ${during.length} messages from an extension page came back in at most ${roundTrip.toFixed(0)} ms (budget ${BUDGET_MS} ms: ${Math.max(answer.reachedModel, roundTrip) < BUDGET_MS ? 'met' : 'OVER'})`;
+      const line = `${label}: the calls took ${calls.map((ms, i) => `${ms.toFixed(0)} ms (${callNames[i]})`).join(', ')}; meanwhile the other conversation reached the model in ${answer.reachedModel.toFixed(0)} ms and showed its answer in ${answer.answered.toFixed(0)} ms; ${during.length} messages from an extension page came back in at most ${roundTrip.toFixed(0)} ms (budget ${BUDGET_MS} ms: ${Math.max(answer.reachedModel, roundTrip) < BUDGET_MS ? 'met' : 'OVER'})`;
       figures.push(line);
       console.log(`[redos] ${browserName} ${line}`);
       assert.ok(answer.reachedModel < FROZEN_MS, `${label}: the other conversation reached the model in ${answer.reachedModel.toFixed(0)} ms`);
@@ -223,7 +224,7 @@ for (const browserName of selectedBrowsers()) {
     test('(a) list_tabs with .{0,999}.{0,999}.{0,999}! and other backtracking patterns against a page-set title of 200 000 characters', async () => {
       const page = await h.newPage(`http://evil.example:${new URL(site.origin).port}/title.html`);
       await page.waitFor(() => document.title.length > 200_000);
-      const { results } = await whileHostile('list_tabs', 'Find the tab with hostile titles');
+      const { results } = await whileHostile('list_tabs', 'Find the tab with hostile titles', TITLE_PATTERNS);
       const texts = results.map(toolText);
       assert.equal(texts.length, TITLE_PATTERNS.length);
       // The issue's pattern: refused, with what is allowed.
@@ -244,7 +245,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('offers tools to the agent', { timeout: 20_000 });
       await sidebar.click('button', 'Allow once');
       await sidebar.waitForText('page tool', { within: '.page-tools', timeout: 20_000 });
-      const { results } = await whileHostile('page tool', 'Please redeem my codes');
+      const { results } = await whileHostile('page tool', 'Please redeem my codes', ['40 "a"s and "!"', '"aaaa", through the approval card']);
       const texts = results.map(toolText);
       assert.match(texts[0], /Invalid parameters for tool page\d+_redeem_code: code: String does not match pattern/);
       // The good code went through the approval gate to the page; the hostile one never reached it.
@@ -268,7 +269,7 @@ for (const browserName of selectedBrowsers()) {
       await options.close();
       await sidebar.raw.bringToFront();
       const before = mcp.state.calls.length;
-      const { results } = await whileHostile('MCP tool', 'Check this mcp code');
+      const { results } = await whileHostile('MCP tool', 'Check this mcp code', ['40 "a"s and "!"']);
       assert.match(toolText(results[0]), /Invalid parameters for tool mcp_codes_check_code: code: String does not match pattern/);
       assert.equal(mcp.state.calls.length, before, 'the server was never called');
     });
