@@ -215,7 +215,7 @@ export function schemaPatterns(schema: unknown): string[] {
     const node = stack.pop();
     if (!node || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      stack.push(...node);
+      for (const item of node) stack.push(item);
       continue;
     }
     for (const [key, value] of Object.entries(node)) {
