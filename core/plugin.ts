@@ -4,6 +4,7 @@ import type { runOffscreenJob } from '@/core/offscreen/host';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { ToolDefinition } from '@/core/registry/types';
 import type { PluginStorage } from '@/core/storage/plugin-data';
+import type { PluginSettingsFile } from '@/core/data/settings-import';
 
 /**
  * The plugin contract. A built-in plugin is one value, defined in its own folder
@@ -23,6 +24,13 @@ export interface BuiltinPlugin<Service = any> {
   enabledByDefault?: boolean;
   /** Its tools; each gets what `setup` returned as `context.service`. */
   tools: Array<ToolDefinition<any, any, Service>>;
+  /**
+   * What its stored values mean in a settings file (Settings → Data): each item's schema (a file
+   * whose value does not fit is refused), the import preview's rows, and the items whose entries
+   * are kept at an address with secrets of their own (the key rule and the `imported` mark,
+   * `core/data/settings-import.ts`). Items not listed come through as they are.
+   */
+  settingsFile?: PluginSettingsFile;
   /**
    * Starts the plugin's background service: register its message handlers, listen to what it
    * needs. Runs synchronously at start-up (an MV3 worker is woken by the very event it must
@@ -86,6 +94,11 @@ export interface PluginContext {
    * `storage.local`/`storage.session`. The extension must then behave like a fresh install.
    */
   onDeleteAll(listener: () => void | Promise<void>): void;
+  /**
+   * A settings file was imported: what it wrote is in the plugin's `storage` now. Re-read what the
+   * plugin keeps in memory (servers, remembered site choices), or the old values stay in use.
+   */
+  onSettingsImported(listener: () => void | Promise<void>): void;
 }
 
 /** Identity helper: one plugin is one value, typed by its service. */

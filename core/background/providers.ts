@@ -7,6 +7,7 @@ import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core
 import type { ConversationStore } from '@/core/storage/conversations';
 import type { AssistantMessage } from '@/core/storage/db';
 import type { EventHub } from './events';
+import { httpOrigin, keepsSecret } from '@/core/net/key-origin';
 import type { DbSetting } from '@/core/storage/setting';
 import {
   conversationModels,
@@ -34,15 +35,16 @@ export class ProviderService {
     this.settings = providerSettingsStore(secrets.db);
   }
 
-  /** The origins of every profile's address: the user chose them, so they count as consented to. */
+  /**
+   * The origins of the profiles' addresses the user typed or saved in the form: they count as
+   * consented to. A profile whose address came from a settings file (`imported`) does not, until
+   * the user saves it in the form.
+   */
   async origins(): Promise<string[]> {
     const origins = new Set<string>();
     for (const profile of (await this.settings.getValue()).profiles) {
-      try {
-        origins.add(new URL(profile.baseUrl).origin);
-      } catch {
-        // A broken address is no origin.
-      }
+      const origin = profile.imported ? '' : httpOrigin(profile.baseUrl);
+      if (origin) origins.add(origin);
     }
     return [...origins];
   }
@@ -113,10 +115,11 @@ export class ProviderService {
     const id = input.id === 'new' ? crypto.randomUUID() : (input.id ?? settings.activeId);
     const existing = settings.profiles.find((p) => p.id === id);
     const clean = validateProviderProfile({ ...existing, ...input, type: input.type ?? existing?.type ?? 'openai-compatible', id });
+    // Saved by the user in the form: the address is theirs now (an `imported` mark goes).
     const profile: ProviderProfile = { ...clean, id, name: clean.name };
-    // A key belongs to the address it was given for: a profile moved to another origin asks for it
-    // again (the saved one is dropped, never sent there).
-    const moved = Boolean(existing) && originOf(existing!.baseUrl) !== originOf(profile.baseUrl);
+    // A key belongs to the address it was given for (core/net/key-origin.ts): a profile moved to
+    // another origin asks for it again (the saved one is dropped, never sent there).
+    const moved = Boolean(existing) && !keepsSecret(existing!.baseUrl, profile.baseUrl);
     const key = input.apiKey !== undefined ? input.apiKey.trim() : moved ? undefined : await this.secrets.getApiKey(id);
     // Refused before anything is saved: a key must not go over plain http to another computer.
     assertKeyTransport(profile.baseUrl, key);
@@ -148,7 +151,7 @@ export class ProviderService {
     const type = request.type ?? profile?.type ?? 'openai-compatible';
     const baseUrl = request.baseUrl?.trim() || profile?.baseUrl || '';
     // The saved key only goes to the address it was saved for.
-    const sameOrigin = profile !== undefined && originOf(profile.baseUrl) === originOf(baseUrl);
+    const sameOrigin = profile !== undefined && keepsSecret(profile.baseUrl, baseUrl);
     const apiKey = request.apiKey?.trim() || (profile && sameOrigin ? await this.secrets.getApiKey(profile.id) : undefined);
     const config: ProviderConfig = { type, baseUrl, model: profile?.model ?? '', apiKey };
     try {
@@ -228,14 +231,5 @@ export async function addNotice(
     hub.broadcast({ type: 'message', message });
   } catch (error) {
     console.warn('[sidequest] could not write a notice', error);
-  }
-}
-
-/** The origin of an address ('' when it is not one). */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
   }
 }

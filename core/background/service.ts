@@ -17,7 +17,8 @@ import { localeOf } from '@/core/i18n/locales';
 import { ApprovalGate, type TabView } from '@/core/approvals/gate';
 import { permissionStore } from '@/core/storage/permissions';
 import { parseArchive } from '@/core/data/archive';
-import { exportSettingsFile, importSettingsFile } from '@/core/data/settings-file';
+import { exportSettingsFile } from '@/core/data/settings-file';
+import { SettingsImports } from '@/core/data/settings-import';
 import { clearDatabase, exportConversations, importArchive } from '@/core/data/store';
 import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
@@ -118,6 +119,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const startupTasks: Array<() => Promise<void> | void> = [];
   const deletedListeners: Array<(id: string) => void | Promise<void>> = [];
   const deleteAllListeners: Array<() => void | Promise<void>> = [];
+  const importedListeners: Array<() => void | Promise<void>> = [];
   const handled = new Set<string>();
   let ready: Promise<void> = Promise.resolve();
 
@@ -149,6 +151,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       onStartup: (task) => void startupTasks.push(task),
       conversations: { onDeleted: (listener) => void deletedListeners.push(listener) },
       onDeleteAll: (listener) => void deleteAllListeners.push(listener),
+      onSettingsImported: (listener) => void importedListeners.push(listener),
     };
     const setup = plugin.setup?.(ctx) ?? undefined;
     registry.register(
@@ -263,9 +266,20 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   handle('searchConversations', ({ query }) => store.search(query));
   handle('getTrace', async ({ messageId }) => (await db.traces.get(messageId)) ?? null);
   handle('exportSettings', ({ includeKeys }) => exportSettingsFile(db, includeKeys));
-  handle('importSettings', async ({ text }) => {
-    const applied = await importSettingsFile(db, text);
+  // Import in two steps: what the file would change (nothing written), then exactly that.
+  const settingsImports = new SettingsImports(db, { plugins, pluginName: (id) => registry.getPlugin(id)?.name });
+  handle('previewSettingsImport', ({ text }) => settingsImports.preview(text));
+  handle('cancelSettingsImport', ({ token }) => settingsImports.cancel(token));
+  handle('applySettingsImport', async ({ token, text }) => {
+    const applied = await settingsImports.apply(token, text);
     await registry.loadState();
+    for (const listener of importedListeners) {
+      try {
+        await listener();
+      } catch (error) {
+        console.warn('[sidequest] a plugin failed to read the imported settings', error);
+      }
+    }
     hub.broadcast({ type: 'data-reset', reason: 'imported' });
     return { applied };
   });

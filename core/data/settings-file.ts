@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { said, saidCount, type Said } from '@/core/i18n/catalog';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
@@ -28,7 +27,7 @@ export interface SettingsFile {
 }
 
 /** Where the provider profiles are kept (`providerSettingsStore`): exported as `provider`, checked. */
-const PROVIDER_ROW = 'core/provider';
+export const PROVIDER_ROW = 'core/provider';
 
 /** Test-only entries (the web plugin's local allow-list) never leave or enter through a file. */
 const isTestOnly = (key: string) => /(^|[./])test\./.test(key);
@@ -57,12 +56,22 @@ export async function exportSettingsFile(db: SidequestDb, includeKeys: boolean, 
   return file;
 }
 
+/** A settings file's content, checked whole: what an import would write (before the key rule). */
+export interface ParsedSettingsFile {
+  provider: ProviderSettings;
+  limits: AgentSettings;
+  /** Plugin values by their `pluginData` key (a key given twice: the last one), test-only and provider rows left out. */
+  rows: Map<string, unknown>;
+  /** Secrets the file carries, by their `secrets` key (test-only ones left out). */
+  keys: Map<string, string>;
+}
+
 /**
- * Checks a settings file's text whole, then applies it: provider profiles, agent settings, plugin
- * values, and keys if the file has them. Nothing is applied when anything is wrong. Returns the
- * names of what was applied.
+ * Checks a settings file's text whole: size, JSON, format, version, every field, the provider
+ * profiles and limits against their settings' schemas. Throws `ImportError` naming what is wrong.
+ * Writes nothing (`core/data/settings-import.ts` previews and applies).
  */
-export async function importSettingsFile(db: SidequestDb, text: string): Promise<Said[]> {
+export function parseSettingsFile(text: string): ParsedSettingsFile {
   if (text.length > MAX_IMPORT_BYTES) throw new ImportError('errors.import.settingsTooLarge');
   let raw: unknown;
   try {
@@ -80,18 +89,9 @@ export async function importSettingsFile(db: SidequestDb, text: string): Promise
   if (!provider.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(provider.error.issues.map((i) => ({ ...i, path: ['provider', ...i.path] }))) });
   const limits = agentSettings.schema.safeParse(file.limits);
   if (!limits.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(limits.error.issues.map((i) => ({ ...i, path: ['limits', ...i.path] }))) });
-  const rows = file.pluginData.filter((row) => !isTestOnly(row.key) && row.key !== PROVIDER_ROW);
-  const keys = (file.keys ?? []).filter((row) => !isTestOnly(row.key));
-  await db.transaction('rw', db.pluginData, db.secrets, async () => {
-    await db.pluginData.bulkPut(rows);
-    if (keys.length) await db.secrets.bulkPut(keys);
-  });
-  await providerSettingsStore(db).setValue(provider.data as ProviderSettings);
-  await agentSettings.setValue(limits.data as AgentSettings);
-  return [
-    said('dataSettings.applied.profiles'),
-    said('dataSettings.applied.limits'),
-    saidCount('dataSettings.applied.pluginValues', rows.length),
-    ...(keys.length ? [saidCount('dataSettings.applied.keys', keys.length)] : []),
-  ];
+  const rows = new Map<string, unknown>();
+  for (const row of file.pluginData) if (!isTestOnly(row.key) && row.key !== PROVIDER_ROW) rows.set(row.key, row.value);
+  const keys = new Map<string, string>();
+  for (const row of file.keys ?? []) if (!isTestOnly(row.key)) keys.set(row.key, row.value);
+  return { provider: provider.data as ProviderSettings, limits: limits.data as AgentSettings, rows, keys };
 }

@@ -6,6 +6,7 @@ import type { ApprovalAnswer, PendingApproval, Permission } from '@/core/approva
 import type { PluginSource, ToolAnnotations } from '@/core/registry/types';
 import type { Archive } from '@/core/data/archive';
 import type { SettingsFile } from '@/core/data/settings-file';
+import type { SettingsImportPreview } from '@/core/data/settings-import';
 import type { StepTrace } from '@/core/data/trace';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
@@ -98,8 +99,15 @@ export interface ProtocolMap extends BenchProtocolMap {
   deleteAllData(): void;
   /** The settings as a file; API keys only when asked. */
   exportSettings(data: { includeKeys: boolean }): SettingsFile;
-  /** Applies a settings file's text; throws, in words, what is wrong (nothing is applied then). */
-  importSettings(data: { text: string }): { applied: Said[] };
+  /**
+   * What importing a settings file's text would change; writes nothing. Throws, in words, what is
+   * wrong with the file. The token imports exactly this (`applySettingsImport`).
+   */
+  previewSettingsImport(data: { text: string }): { token: string; preview: SettingsImportPreview };
+  /** Imports the previewed text, once; refused if the token is not the pending one or the settings changed since. */
+  applySettingsImport(data: { token: string; text: string }): { applied: Said[] };
+  /** Drops the pending preview (Cancel): nothing is written. */
+  cancelSettingsImport(data: { token: string }): void;
   /** Ids of conversations whose title or text contains the query (most recent first). */
   searchConversations(data: { query: string }): string[];
   /** The request and response of the step that produced an answer (keys redacted), if kept. */

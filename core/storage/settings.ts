@@ -28,6 +28,12 @@ export interface ProviderProfile {
   /** Prices in US dollars per million tokens, for the cost estimate (both or none). */
   inputPrice?: number;
   outputPrice?: number;
+  /**
+   * The profile's address came from a settings file and the user has not saved the profile in its
+   * form since: its origin is not one the user configured (`ProviderService.origins`), so tools
+   * reaching it on the local network ask. The form's Save clears it.
+   */
+  imported?: boolean;
 }
 
 /** The saved provider profiles and the one new conversations use (version 2 of `local:provider`). */
@@ -54,6 +60,7 @@ export const providerSettingsSchema = z.object({
         toolMode: z.optional(z.enum(['native', 'prompted'])),
         inputPrice: z.optional(z.number().check(z.minimum(0))),
         outputPrice: z.optional(z.number().check(z.minimum(0))),
+        imported: z.optional(z.boolean()),
       }),
     )
     .check(z.minLength(1)),
@@ -207,8 +214,8 @@ export function validateProviderSettings(input: { baseUrl: string; model: string
 export class ProviderSecrets {
   constructor(readonly db: SidequestDb) {}
 
-  /** The key of a profile (the migrated profile's key keeps its version 1 name). */
-  private static entry(profileId: string): string {
+  /** Where a profile's key is kept in `secrets` (the migrated profile's key keeps its version 1 name). */
+  static entry(profileId: string): string {
     return profileId === DEFAULT_PROFILE_ID ? 'provider.apiKey' : `provider.apiKey.${profileId}`;
   }
 

@@ -1,9 +1,9 @@
 import { browser } from 'wxt/browser';
-import { z } from 'zod';
 import { definePlugin } from '@/core/plugin';
 import './protocol';
 import type { OAuthState } from './oauth';
 import { McpService } from './service';
+import { credentialsName, mcpSettingsFile, oauthName, serversSchema } from './settings-file';
 import type { McpServerConfig } from './types';
 
 /**
@@ -29,29 +29,6 @@ function browserOAuth(): { redirectUrl: string; signIn(url: URL): Promise<string
   };
 }
 
-const annotationsSchema = z
-  .object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean(), idempotentHint: z.boolean(), title: z.string() })
-  .partial();
-
-const serversSchema = z.array(
-  z.object({
-    id: z.string(),
-    url: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    addedAt: z.number(),
-    tools: z.array(
-      z.object({
-        name: z.string(),
-        title: z.string().optional(),
-        description: z.string().optional(),
-        inputSchema: z.record(z.string(), z.unknown()),
-        annotations: annotationsSchema.optional(),
-      }),
-    ),
-  }),
-) as z.ZodType<McpServerConfig[]>;
-
 /**
  * The built-in `mcp` plugin: the user's remote MCP servers (Settings → Agent → MCP servers), each
  * one a plugin of its own in the registry (`mcp:<id>`), switchable, its tools namespaced
@@ -63,10 +40,11 @@ export const mcpPlugin = definePlugin<McpService>({
   name: 'MCP servers',
   description: 'Tools from the remote MCP servers you add in Settings → Agent → MCP servers; each server can be switched on or off there.',
   tools: [],
+  settingsFile: mcpSettingsFile,
   setup(ctx) {
     const servers = ctx.storage.item('servers', { fallback: [] as McpServerConfig[], schema: serversSchema });
-    const secret = (id: string) => ctx.storage.secret(`server.${id}`);
-    const oauthSecret = (id: string) => ctx.storage.secret(`server.${id}.oauth`);
+    const secret = (id: string) => ctx.storage.secret(credentialsName(id));
+    const oauthSecret = (id: string) => ctx.storage.secret(oauthName(id));
     const service: McpService = new McpService({
       registry: ctx.registry,
       parentId: ctx.pluginId,
@@ -99,11 +77,13 @@ export const mcpPlugin = definePlugin<McpService>({
       onChange: () => ctx.broadcast({ type: 'mcp-servers', servers: service.views() }),
     });
     ctx.onStartup(() => service.start());
+    ctx.onSettingsImported(() => service.reload());
     ctx.handle('listMcpServers', () => service.views());
     ctx.handle('addMcpServer', (data) => service.add(data));
     ctx.handle('reconnectMcpServer', ({ id }) => service.reconnect(id));
     ctx.handle('setMcpServerCredentials', ({ id, bearerToken, headers }) => service.setCredentials(id, { bearerToken, headers }));
     ctx.handle('setMcpServerEnabled', ({ id, enabled }) => service.setEnabled(id, enabled));
+    ctx.handle('confirmMcpServer', ({ id }) => service.confirm(id));
     ctx.handle('removeMcpServer', ({ id }) => service.remove(id));
     return { service, dispose: () => void service.dispose() };
   },

@@ -12,6 +12,8 @@ declare module '@/core/messaging/protocol' {
     reconnectMcpServer(data: { id: string }): McpServerView[];
     /** Switches one server's tools on or off for the agent. */
     setMcpServerEnabled(data: { id: string; enabled: boolean }): McpServerView[];
+    /** The user confirms the address of a server that came from a settings file: it counts as one they configured. */
+    confirmMcpServer(data: { id: string }): McpServerView[];
     /** Forgets a server, its tools and its credentials. */
     removeMcpServer(data: { id: string }): McpServerView[];
   }

@@ -94,8 +94,9 @@ export class McpService {
       const entry: Entry = { config, status: 'idle', hasCredentials: Boolean(await this.options.stores.getCredentials(config.id)), names: new Map() };
       this.entries.set(config.id, entry);
       this.register(entry);
-      // A server whose tools are not known yet (it was unreachable when added): try once now.
-      if (!config.tools.length && this.enabled(entry)) void this.connect(entry).catch(() => undefined);
+      // A server whose tools are not known yet (it was unreachable when added): try once now. Not
+      // one whose address came from a settings file: nothing reaches it before the user says so.
+      if (!config.tools.length && !config.imported && this.enabled(entry)) void this.connect(entry).catch(() => undefined);
     }
     this.changed();
   }
@@ -122,6 +123,7 @@ export class McpService {
         ...(entry.signedIn ? { signedIn: true } : {}),
         ...(entry.needsSignIn ? { needsSignIn: true } : {}),
         ...(entry.connectedAt ? { connectedAt: entry.connectedAt } : {}),
+        ...(entry.config.imported ? { imported: true } : {}),
       }));
   }
 
@@ -147,13 +149,45 @@ export class McpService {
     return this.views();
   }
 
-  /** Replaces the server's credentials (none: OAuth where the server offers it) and connects again. */
+  /**
+   * Replaces the server's credentials (none: OAuth where the server offers it) and connects again.
+   * The user saved this server in its form: an address from a settings file is confirmed.
+   */
   async setCredentials(id: string, input: { bearerToken?: string; headers?: string }): Promise<McpServerView[]> {
     const entry = this.entry(id);
     const headers = credentialsFor(entry.config.url, input);
     await this.options.stores.setCredentials(id, Object.keys(headers).length ? headers : undefined);
     entry.hasCredentials = Object.keys(headers).length > 0;
+    if (entry.config.imported) {
+      delete entry.config.imported;
+      await this.persist();
+    }
     return this.reconnect(id);
+  }
+
+  /** The user confirms the address of a server that came from a settings file. */
+  async confirm(id: string): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    if (entry.config.imported) {
+      delete entry.config.imported;
+      await this.persist();
+      this.changed();
+    }
+    return this.views();
+  }
+
+  /** Reads the servers again from storage (a settings file was imported): every connection is closed first. */
+  async reload(): Promise<void> {
+    for (const entry of this.entries.values()) {
+      entry.disposePlugin?.();
+      entry.disposePlugin = undefined;
+      const old = entry.connection;
+      entry.connection = undefined;
+      await old?.close().catch(() => undefined);
+    }
+    this.entries.clear();
+    await this.saving.catch(() => undefined);
+    await this.start();
   }
 
   async remove(id: string): Promise<McpServerView[]> {
@@ -316,7 +350,8 @@ export class McpService {
           readOnly: false,
           destructive: true,
           openWorld: true,
-          target: () => ({ url: config.url, configured: true }),
+          // An address from a settings file is not the user's until they confirm it.
+          target: () => ({ url: config.url, configured: !config.imported }),
           claims: claimsOf(tool.annotations),
         },
         execute: (input: Record<string, unknown>, context) => this.call(config.id, tool.name, input, context.signal),
@@ -405,7 +440,7 @@ function setError(entry: Entry, words: Said | undefined): void {
   entry.lastErrorSaid = words;
 }
 
-function labelOf(config: McpServerConfig): string {
+export function labelOf(config: Pick<McpServerConfig, 'name' | 'url'>): string {
   if (config.name) return config.name;
   try {
     return new URL(config.url).host;

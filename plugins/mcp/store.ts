@@ -43,9 +43,13 @@ export const useMcpStore = defineStore('mcp', () => {
   async function setEnabled(id: string, enabled: boolean): Promise<void> {
     servers.value = await sendMessage('setMcpServerEnabled', { id, enabled });
   }
+  /** Confirms the address of a server that came from a settings file. */
+  async function confirm(id: string): Promise<void> {
+    servers.value = await sendMessage('confirmMcpServer', { id });
+  }
   async function remove(id: string): Promise<void> {
     servers.value = await sendMessage('removeMcpServer', { id });
   }
 
-  return { servers, init, dispose, load, add, setCredentials, reconnect, setEnabled, remove };
+  return { servers, init, dispose, load, add, setCredentials, reconnect, setEnabled, confirm, remove };
 });

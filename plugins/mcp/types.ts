@@ -12,6 +12,13 @@ export interface McpServerConfig {
   addedAt: number;
   /** The tools the server listed last, so they are offered after a restart before connecting. */
   tools: CachedTool[];
+  /**
+   * The server came with its address from a settings file and the user has not confirmed it in
+   * Settings since (Confirm address, or saving its credentials): its address is not one the user
+   * configured, so its tools' calls on the local network ask as such, and it is not connected to
+   * on its own at start-up.
+   */
+  imported?: boolean;
 }
 
 /** A tool as the server described it (only what the mapping needs). */
@@ -46,6 +53,8 @@ export interface McpServerView {
   /** The server wants an OAuth sign-in: Reconnect signs in. */
   needsSignIn?: boolean;
   connectedAt?: number;
+  /** Its address came from a settings file and is not confirmed yet (`McpServerConfig.imported`). */
+  imported?: boolean;
 }
 
 /** What the settings form sends to add a server. */

@@ -1,6 +1,9 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
+import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
+import { said } from '@/core/i18n/catalog';
+import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { PageToolsManager } from './manager';
@@ -48,6 +51,31 @@ const sitePermissionSchema = z.record(
   z.object({ origin: z.string(), decision: z.enum(['always', 'never']), at: z.number() }),
 ) as z.ZodType<Record<string, SitePermission>>;
 
+/** The remembered sites in a settings file: the preview lists each site whose choice the file adds, changes or removes. */
+const pageToolsSettingsFile: PluginSettingsFile = {
+  items: {
+    sitePermissions: {
+      // The manager looks a site up by its key: a file's key must be the origin it names.
+      schema: sitePermissionSchema.refine((all) => Object.entries(all).every(([key, p]) => key === p.origin), 'each site must be kept under its own origin'),
+      title: said('pageTools.import.title'),
+      rows(file: Record<string, SitePermission>, now: Record<string, SitePermission> | undefined): ImportRow[] {
+        const before = new Map(Object.entries(now ?? {}).map(([origin, p]) => [origin, p.decision]));
+        const after = new Map(Object.entries(file).map(([origin, p]) => [origin, p.decision]));
+        const rows: ImportRow[] = [];
+        const words = (decision: SitePermission['decision']) => said(decision === 'always' ? 'pageTools.import.always' : 'pageTools.import.never');
+        for (const [origin, decision] of after) {
+          if (before.get(origin) === decision) continue;
+          rows.push({ change: before.has(origin) ? 'changed' : 'added', name: '', address: origin, local: isLocalNetworkUrl(origin), detail: words(decision) });
+        }
+        for (const [origin, decision] of before) {
+          if (!after.has(origin)) rows.push({ change: 'removed', name: '', address: origin, local: isLocalNetworkUrl(origin), detail: words(decision) });
+        }
+        return rows;
+      },
+    },
+  },
+};
+
 export const listPageTools = defineTool<FromSchema<typeof pageToolsSchemas.list_page_tools>, { tabs: PageToolsListing[] }, PageToolsManager>({
   name: 'list_page_tools',
   description:
@@ -83,6 +111,7 @@ export const pageToolsPlugin = definePlugin<PageToolsManager>({
   name: 'Page tools',
   description: 'Find the tools web pages offer (devtoolstooldiscovery, WebMCP). The tools themselves appear once you allow a site.',
   tools: [listPageTools],
+  settingsFile: pageToolsSettingsFile,
   setup(ctx) {
     const permissions = ctx.storage.item('sitePermissions', { fallback: {}, schema: sitePermissionSchema, legacyKey: 'local:sitePermissions' });
     const manager: PageToolsManager = new PageToolsManager({
@@ -96,6 +125,7 @@ export const pageToolsPlugin = definePlugin<PageToolsManager>({
     manager.listen();
     ctx.onStartup(() => manager.start());
     ctx.onDeleteAll(() => manager.forgetAll());
+    ctx.onSettingsImported(async () => manager.applyPermissions(await permissions.getValue()));
     ctx.handle('listPageTools', () => manager.views());
     ctx.handle('refreshPageTools', ({ tabId, reason }) => manager.refresh(tabId, reason ?? 'refresh'));
     ctx.handle('decidePageTools', async ({ origin, decision }) => {

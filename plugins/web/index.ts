@@ -11,7 +11,7 @@ import './protocol';
 import { webSchemas } from './schemas';
 import { clampResults, type SearchResult } from './search/engines';
 import { SearchService } from './search/service';
-import { searchStore } from './search/settings';
+import { searchSettingsFile, searchStore } from './search/settings';
 
 /** What the web tools use. */
 export interface WebService {
@@ -65,6 +65,7 @@ export const webPlugin = definePlugin<WebService>({
   name: 'Web',
   description: 'Search the web and read pages by their address.',
   tools: [webSearchTool, webFetchTool],
+  settingsFile: searchSettingsFile,
   setup(ctx) {
     // The user's model providers (a local Ollama, say) are theirs to reach.
     const allowLocal = localAllowList(ctx.storage, ctx.configuredOrigins);

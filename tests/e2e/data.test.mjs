@@ -211,8 +211,11 @@ for (const browserName of selectedBrowsers()) {
       // The settings file with its key brings the provider back: the imported conversation goes on.
       const settingsFile = path.join(dir, 'settings.json');
       await writeFile(settingsFile, keyedSettings.text);
-      const done = await lastDone(options);
       await options.setInputFile('input[type="file"][aria-label="Import settings file"]', settingsFile);
+      // Shown first (tests/e2e/settings-import.test.mjs): the key in the file comes with the profile.
+      await options.waitForText('Keys in the file', { within: '[data-import-preview]' });
+      const done = await lastDone(options);
+      await options.raw.click('[data-import-preview] button.btn-primary');
       await options.waitFor((n) => Number(document.querySelector('section [data-done]')?.dataset.done ?? 0) > n, done);
       assert.match(await options.text('section [data-done]'), /Imported from settings\.json: provider profiles, limits, \d+ plugin values, and 1 API key\./);
       model.reset();

@@ -5,7 +5,8 @@ import { AgentRunner, withCost } from '@/core/agent/loop';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { ARCHIVE_FORMAT, ImportError, MAX_IMPORT_BYTES, parseArchive, type Archive } from '@/core/data/archive';
 import { archiveToMarkdown, exportFileName } from '@/core/data/markdown';
-import { exportSettingsFile, importSettingsFile } from '@/core/data/settings-file';
+import { exportSettingsFile } from '@/core/data/settings-file';
+import { applySettingsImport, planSettingsImport } from '@/core/data/settings-import';
 import { clearDatabase, exportConversations, importArchive } from '@/core/data/store';
 import { english } from '@/core/i18n/catalog';
 import { redactHeaders, redactUrl, REDACTED, scrubSecrets, traceToText, type StepTrace } from '@/core/data/trace';
@@ -18,6 +19,13 @@ import { startModelServer } from '../model-server/server.mjs';
 
 let n = 0;
 const freshDb = () => openDb(`test-data-${++n}-${Math.random()}`);
+
+/** Both steps of a settings import at once (the preview and its rules: settings-import.test.ts). */
+async function importSettingsFile(db: ReturnType<typeof openDb>, text: string) {
+  const plan = await planSettingsImport(db, text, { plugins: [] });
+  await applySettingsImport(db, plan);
+  return plan.applied;
+}
 
 /** A conversation with a user message, an answer with a tool call, its result with sub-agent activity, and a final answer. */
 async function seed(store: ConversationStore, title = 'Tabs') {

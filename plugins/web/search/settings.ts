@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
+import { said, SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
+import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
 import { DEFAULT_ENDPOINTS, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
 
@@ -25,16 +26,22 @@ export interface SearchStore {
   testEndpoints: PluginItem<string | undefined>;
 }
 
+/** The shape of the stored search settings (`web/search`), checked when read and when a settings file brings them. */
+export const searchSettingsSchema: z.ZodType<SearchSettings> = z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() });
+
+/** The secrets' names of the engines' keys (`storage.secret`). */
+export const SEARCH_KEY_NAMES: Record<SearchKeyName, string> = { bing: 'search.bing.apiKey', google: 'search.google.apiKey' };
+
 export function searchStore(storage: PluginStorage): SearchStore {
   return {
     settings: storage.item<SearchSettings>('search', {
       fallback: { engine: 'duckduckgo', googleCseId: '' },
-      schema: z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() }),
+      schema: searchSettingsSchema,
       legacyKey: 'local:search',
     }),
     keys: {
-      bing: storage.secret('search.bing.apiKey', { legacyKey: 'search.bing.apiKey' }),
-      google: storage.secret('search.google.apiKey', { legacyKey: 'search.google.apiKey' }),
+      bing: storage.secret(SEARCH_KEY_NAMES.bing, { legacyKey: 'search.bing.apiKey' }),
+      google: storage.secret(SEARCH_KEY_NAMES.google, { legacyKey: 'search.google.apiKey' }),
     },
     testEndpoints: storage.secret(TEST_ENDPOINTS_NAME),
   };
@@ -152,3 +159,24 @@ export async function searchEndpoints(store: SearchStore): Promise<Record<Search
   }
   return endpoints;
 }
+
+/**
+ * The search settings in a settings file. The engines' keys go only to their engines' fixed
+ * addresses (a file cannot change where an engine is asked: the test endpoints never enter), so
+ * no key rule is needed here; the preview shows the engine chosen and the keys the file carries.
+ */
+export const searchSettingsFile: PluginSettingsFile = {
+  items: {
+    search: {
+      schema: searchSettingsSchema,
+      title: said('search.import.title'),
+      rows: (file: SearchSettings, now: SearchSettings | undefined): ImportRow[] => {
+        const rows: ImportRow[] = [];
+        if (file.engine !== now?.engine) rows.push({ change: 'changed', name: '', detail: said('search.import.engine', { engine: SEARCH_ENGINES[file.engine].name }) });
+        if (file.googleCseId !== (now?.googleCseId ?? '')) rows.push({ change: 'changed', name: '', detail: said('search.import.cx', { id: file.googleCseId || '—' }) });
+        return rows;
+      },
+    },
+  },
+  secret: (name) => (name === SEARCH_KEY_NAMES.bing ? said('search.import.bingKey') : name === SEARCH_KEY_NAMES.google ? said('search.import.googleKey') : undefined),
+};

@@ -156,6 +156,7 @@ describe('security: fuzzing every built-in tool', () => {
         pluginId: plugin.id,
         handle: () => undefined,
         onDeleteAll: () => undefined,
+        onSettingsImported: () => undefined,
         broadcast: () => undefined,
         storage: pluginStorage(db, plugin.id),
         getModelClient: async () => {
