@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
@@ -58,7 +59,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp()],
+    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

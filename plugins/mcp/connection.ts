@@ -3,11 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
 import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import { McpReachError } from './guard';
 import { McpSignInNeeded, type McpOAuthProvider } from './oauth';
 import type { McpCallResult } from './results';
+import { mcpSchemaValidator } from './validator';
 
 /** Which of the two HTTP transports a server answered on. */
 export type McpTransportKind = 'streamable-http' | 'sse';
@@ -102,7 +102,7 @@ export class McpConnection {
     let signedIn = false;
     for (const kind of ['streamable-http', 'sse'] as const) {
       for (;;) {
-        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: mcpSchemaValidator });
         const transport =
           kind === 'streamable-http'
             ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider })

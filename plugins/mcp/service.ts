@@ -5,6 +5,7 @@ import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { isLoopbackHost } from '@/core/net/local-network';
 import { oneLine } from '@/core/registry/untrusted';
 import type { AddressProbe } from '@/core/net/address';
+import { schemaPatternProblem } from '@/core/registry/safe-regex';
 import { McpConnectError, McpConnection, worded, type McpTransportKind } from './connection';
 import { guardedFetch, type McpReachMode } from './guard';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
@@ -365,12 +366,19 @@ export class McpService {
     const origin = originOf(config.url);
     const label = labelOf(config);
     const problems: string[] = [];
+    // Schemas with a pattern the linear-time engine cannot take (or too large): never validated
+    // with a backtracking RegExp, so not offered.
+    const badPatterns: string[] = [];
     const tools: ToolDefinition[] = [];
     for (const tool of config.tools) {
       const name = entry.names.get(tool.name)!;
       const inputSchema = mcpInputSchema(tool.inputSchema);
       if (!inputSchema) {
         problems.push(`"${oneLine(tool.name, 60)}"`);
+        continue;
+      }
+      if (schemaPatternProblem(inputSchema)) {
+        badPatterns.push(`"${oneLine(tool.name, 60)}"`);
         continue;
       }
       tools.push({
@@ -390,8 +398,13 @@ export class McpService {
         execute: (input: Record<string, unknown>, context) => this.call(config.id, tool.name, input, context.signal),
       });
     }
+    const notOffered = problems.length
+      ? said('mcp.errors.notOffered', { tools: problems.join(', ') })
+      : badPatterns.length
+        ? said('mcp.errors.notOfferedPattern', { tools: badPatterns.join(', ') })
+        : undefined;
     if (!tools.length) {
-      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
+      if (notOffered) setError(entry, notOffered);
       return;
     }
     const plugin: Plugin = {
@@ -404,7 +417,7 @@ export class McpService {
     };
     try {
       entry.disposePlugin = this.options.registry.register(plugin);
-      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
+      if (notOffered) setError(entry, notOffered);
     } catch (error) {
       setError(entry, said('mcp.errors.toolsRefused', { detail: (error as Error).message }));
     }

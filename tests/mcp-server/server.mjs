@@ -11,6 +11,13 @@
 // - `unlock_secret {}` → adds the tool `read_secret` and sends `tools/list_changed`;
 // - `get_chart {city}` → text, an image (a 1×1 PNG, `CHART_PNG`) and a resource link;
 // - `read_secret` (after unlock) → text.
+// With `{ hostile: true }`, tools whose schemas carry patterns built to backtrack (declared in the
+// JSON Schema only, through zod's `.meta`, so this server never runs them itself):
+// - `check_code {code}`: `code` must match `^(a+)+$`;
+// - `lookahead_code {code}`: `code` must match `^(?=a)a+$` (lookahead, no linear-time match);
+// - `echo_code {length}` → structured content `{code: "a"×length + "!", labels: {"b"×length + "!": "x"}}`
+//   against an output schema whose `code` must match `^(a+)+$` and whose `labels` keys go by
+//   `patternProperties` `^(b+)+$`.
 // With `{ token }` every request needs `Authorization: Bearer <token>` (401 otherwise).
 // With `{ oauth: true }` the server is also its own OAuth 2.1 authorization server: protected
 // resource and authorization server metadata, dynamic client registration, `/authorize` (approves
@@ -33,7 +40,7 @@ import * as z from 'zod';
 export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /**
- * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number, host?: string }} [options]
+ * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number, host?: string, hostile?: boolean }} [options]
  */
 export async function startMcpServer(options = {}) {
   const state = { unlocked: false, calls: [], cancelled: [], requests: /** @type {string[]} */ ([]), authRequired: Boolean(options.oauth), oauthMetadata: /** @type {Record<string, unknown>} */ ({}), oauth: { clients: new Map(), codes: new Map(), tokens: new Map(), refreshes: new Map(), issued: 0, refreshed: 0 } };
@@ -119,9 +126,35 @@ export async function startMcpServer(options = {}) {
         };
       },
     );
+    if (options.hostile) addHostileTools(server);
     if (state.unlocked) addSecretTool(server);
     servers.add(server);
     return server;
+  }
+
+  function addHostileTools(server) {
+    const backtracking = z.string().meta({ pattern: '^(a+)+$' });
+    server.registerTool('check_code', { description: 'Checks a code.', inputSchema: { code: backtracking } }, async ({ code }) => {
+      state.calls.push({ tool: 'check_code', code });
+      return { content: [{ type: 'text', text: `Code ${code} is fine.` }] };
+    });
+    server.registerTool('lookahead_code', { description: 'Checks a code, with lookahead.', inputSchema: { code: z.string().meta({ pattern: '^(?=a)a+$' }) } }, async ({ code }) => {
+      state.calls.push({ tool: 'lookahead_code', code });
+      return { content: [{ type: 'text', text: `Code ${code} is fine.` }] };
+    });
+    server.registerTool(
+      'echo_code',
+      {
+        description: 'Returns a code as structured content.',
+        inputSchema: { length: z.number().int().min(1).max(100_000) },
+        outputSchema: { code: backtracking, labels: z.object({}).passthrough().meta({ patternProperties: { '^(b+)+$': { type: 'number' } } }) },
+      },
+      async ({ length }) => {
+        state.calls.push({ tool: 'echo_code', length });
+        const structured = { code: `${'a'.repeat(length)}!`, labels: { [`${'b'.repeat(length)}!`]: 'x' } };
+        return { content: [{ type: 'text', text: 'A code.' }], structuredContent: structured };
+      },
+    );
   }
 
   function addSecretTool(server) {
