@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { ALLOW_ONCE, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const SECRET = 'ada.lovelace@example.com, card 4111 1111 1111 1111';
 
@@ -41,7 +41,7 @@ async function waitForCard(sidebar, re, { timeout = 20_000 } = {}) {
     const shown = await cards(sidebar);
     const card = shown.find((text) => re.test(text));
     if (card) return card;
-    if (shown.length) await sidebar.raw.click('[data-approval] button[data-answer="once"]').catch(() => undefined);
+    if (shown.length) await sidebar.raw.click(ALLOW_ONCE).catch(() => undefined);
     if (Date.now() > deadline) throw new Error(`No approval card matching ${re}; the sidebar shows:\n${(await sidebar.text('main')).slice(0, 1500)}`);
     await new Promise((r) => setTimeout(r, 150));
   }
