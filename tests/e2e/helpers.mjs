@@ -35,7 +35,7 @@ export async function openSidebar(h, { autoApprove = true } = {}) {
 export const ALLOW_ONCE = '[data-approval][data-armed] button[data-answer="once"]';
 
 /**
- * Clicks Allow once on each approval card the page shows, until the page is closed. Returns the
+ * Clicks Allow once on each approval card the page shows, once it is armed, until the page is closed. Returns the
  * function that stops it; `page.approved` counts the clicks.
  */
 export function approveAll(page) {
