@@ -526,12 +526,14 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
   let note: unknown;
   // An address on the user's own network the user allowed for this call (the gate asked).
   let approvedUrl: string | undefined;
+  let pinnedTab: number | undefined;
   if (gate) {
     const refused = registry.refusal(call.name, input, options.allow);
     if (refused) return refused;
     const spec = registry.describe(call.name)!;
     // Judged by what this call does (a sandbox script reaches no page), where the tool says.
     const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
+    const target = spec.annotations.target ? await registry.callTarget(call.name, input, options.toolContext?.tabId) : undefined;
     gated = {
       name: call.name,
       input,
@@ -540,11 +542,14 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
       toolCallId: call.id,
       tabId: options.toolContext?.tabId,
       agent: options.toolContext?.agentLabel,
+      target,
     };
     const verdict = await gate.check(gated, signal);
     if (!verdict.ok) return verdict.result;
     note = verdict.note;
     approvedUrl = verdict.approvedUrl;
+    // A tab's tool that named no tab runs on the tab the approval card showed.
+    if (verdict.tabId !== undefined && options.toolContext?.tabId === undefined) pinnedTab = verdict.tabId;
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<unknown> = Promise.resolve();
@@ -567,6 +572,7 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
         toolCallId: call.id,
         reportActivity,
         ...(approvedUrl ? { approvedUrl } : {}),
+        ...(pinnedTab !== undefined ? { tabId: pinnedTab } : {}),
         // Addresses the call reaches on its way (redirect hops, a server on the user's network) go to the same gate.
         ...(gate?.reach && gated ? { reach: (url: string, how: ReachHow) => gate.reach!(gated!, note, url, how, signal) } : {}),
       },

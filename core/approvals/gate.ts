@@ -1,6 +1,6 @@
-import type { GatedCall, ToolGate, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
+import type { GatedCall, ReachHow, ReachVerdict, ToolGate, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
 import { isLocalNetworkUrl } from '@/core/net/local-network';
-import { decide, originOf, originsInText, readsPrivateData, type AskReason, type RememberedDecision } from './policy';
+import { decide, originOf, readsPrivateData, type AskReason, type RememberedDecision } from './policy';
 
 /** An ask unanswered for this long is declined. */
 export const APPROVAL_TIMEOUT_MS = 5 * 60_000;
@@ -57,6 +57,13 @@ export interface Permission {
   site: string;
   decision: RememberedDecision;
   at: number;
+  /**
+   * Tools from outside (a page's, an MCP server's): a digest of the name, description and input
+   * schema the user saw when allowing, and the description itself (shown beside the new one when
+   * the tool changes). A changed tool is asked about again.
+   */
+  pin?: string;
+  description?: string;
 }
 
 export type ApprovalAnswer = 'once' | 'always' | 'deny';
@@ -73,45 +80,71 @@ export interface PermissionStore {
   remove(tool: string, site: string): Promise<void>;
 }
 
+/** A tab as the gate shows it on a card. */
+export interface TabView {
+  id: number;
+  url: string;
+  title: string;
+}
+
 export interface GateDeps {
   permissions: PermissionStore;
   /** The tab the user is looking at (the extension's own pages skipped). */
-  activeTab(): Promise<{ id: number; url: string } | undefined>;
-  /** A tab's address, or undefined when there is no such tab. */
-  tabUrl(tabId: number): Promise<string | undefined>;
+  activeTab(): Promise<TabView | undefined>;
+  /** A tab, or undefined when there is no such tab. */
+  tab(tabId: number): Promise<TabView | undefined>;
   /** Whether the user set this address up in settings (a provider's): then it is not asked about as local. */
   configured?(url: string): Promise<boolean>;
+  /** A plugin's name, for private reads that have no site (a plugin's files or lists) on the card. */
+  pluginName?(pluginId: string): string | undefined;
   timeoutMs?: number;
 }
 
-/** What the gate resolved about a call it let through; handed back to `record` with the result. */
+/** What the gate resolved about a call it let through; handed back to `record` (and `reach`) with the call. */
 export interface GateNote {
   site: string;
   url?: string;
+  /** The tab the call concerns, as the gate resolved it. */
+  tab?: { id: number; origin: string };
+  /** The call's own address is on the user's own network: what it returns is a private read. */
+  local?: boolean;
+  /** The address the user allowed this call to reach on their network. */
+  approvedUrl?: string;
+  /** Origins on the user's own network the call reached mid-way (`reach`): private reads too. */
+  localReads: string[];
 }
 
-export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string } | { ok: false; result: ToolResult };
+export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string; tabId?: number } | { ok: false; result: ToolResult };
 
-/** What one conversation's runs (with their sub-agents) have done so far, for the outbound rule. */
+/**
+ * What one conversation's runs (with their sub-agents) have read, and where the user let data go:
+ * the outbound rule's data flow.
+ */
 interface ConversationState {
   trusted: boolean;
-  /** Private data was read (see `readsPrivateData`). */
-  tainted: boolean;
-  /** Origins the task already involves: typed by the user, tabs read, addresses fetched or allowed. */
-  origins: Set<string>;
-  /** `tool\nsite` allowed once with site scope in this conversation. */
-  allowedSites: Set<string>;
+  /**
+   * The private reads so far: their origins (`https://mail.example`), or `plugin:<id>` for reads
+   * that have no site (a plugin's files, the list of tabs).
+   */
+  sources: Set<string>;
+  /** Sites the user let receive data after private reads (`*`: anywhere), with the sources the card named. */
+  sinks: Map<string, Set<string>>;
+  /** `tool\nsite` allowed once with site scope in this conversation, with the tool's pin then. */
+  allowedSites: Map<string, { pin?: string; description?: string }>;
 }
 
 /** What the conversation's history says, to seed its state when a run starts. */
 export interface RunSeed {
   trusted: boolean;
-  userTexts: string[];
-  /** Earlier tool calls that succeeded, with their spec when the tool still exists. */
-  calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; output?: unknown }>;
+  /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
+  calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
 }
 
 const key = (tool: string, site: string) => `${tool}\n${site}`;
+/** For the outbound rule: a call whose code decides where its data goes. */
+const ANYWHERE = '*';
+/** How much of a tool's old description a pin keeps, to show beside the new one. */
+const PINNED_DESCRIPTION_CHARS = 4000;
 
 /**
  * The approval gate between the model's tool calls and the plugins, for the main agent and every
@@ -120,6 +153,12 @@ const key = (tool: string, site: string) => `${tool}\n${site}`;
  * IndexedDB and kept in memory, so a call that needs no ask costs no storage read. Asks wait like the
  * agent's questions to the user: answered in the sidebar, declined after 5 minutes, withdrawn when the run
  * stops.
+ *
+ * The outbound rule is a data-flow rule: each private read adds its origin (or, for reads with no
+ * site, its plugin) to the conversation's sources; a call that can carry data to a site (its
+ * `sink`: a fetched or opened address, a search engine, an MCP server, a page's tool, `*` for a
+ * script in a page) asks whenever some source is another site than the sink and the user has not
+ * yet let that sink receive data from it. Sending back to the one site read stays silent.
  */
 export class ApprovalGate implements ToolGate {
   private readonly remembered = new Map<string, Permission>();
@@ -140,23 +179,21 @@ export class ApprovalGate implements ToolGate {
     }));
   }
 
-  /** A run of the conversation starts: its switch, and what its history already involved. */
+  /** A run of the conversation starts: its switch, and what its history already read. */
   beginRun(conversationId: string, seed: RunSeed): void {
     const state = this.state(conversationId);
     state.trusted = seed.trusted;
-    for (const text of seed.userTexts) for (const o of originsInText(text)) state.origins.add(o);
     for (const call of seed.calls) {
       if (!call.spec) {
-        if (call.fromPage) state.tainted = true;
+        // A tool that is gone now: a page's or a server's answer was private.
+        if (call.fromPage) state.sources.add(originOf(call.origin) || 'plugin:page-tools');
         continue;
       }
-      const target = safeTarget(call.spec, call.input, undefined);
-      const origin = originOf(target?.url);
-      if (origin) state.origins.add(origin);
-      // A tab read earlier: its address is in what the tool returned, when it says (tabs may have moved on since).
+      if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
+      const target = syncTarget(call.spec, call.input);
       const read = call.output as { url?: unknown } | undefined;
-      if (call.spec.annotations.pages && typeof read?.url === 'string' && originOf(read.url)) state.origins.add(originOf(read.url));
-      if (readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) state.tainted = true;
+      const origin = (typeof read?.url === 'string' && originOf(read.url)) || originOf(target?.url) || originOf(call.origin) || originOf(call.spec.origin);
+      state.sources.add(origin || `plugin:${call.spec.pluginId}`);
     }
   }
 
@@ -185,44 +222,70 @@ export class ApprovalGate implements ToolGate {
 
   /**
    * Decides a call: lets it through (with what was resolved about it), or returns the result the
-   * model reads instead (declined, withdrawn). May wait for the user.
+   * model reads instead (declined, withdrawn, the tab changed). May wait for the user.
    */
   async check(call: GatedCall, signal?: AbortSignal): Promise<GateVerdict> {
     if (!this.loaded) await this.load();
     else await this.loaded;
     const annotations = call.spec.annotations;
-    const target = safeTarget(call.spec, call.input, call.tabId);
-    let site = '';
-    let onActiveTab = false;
+    const target = 'target' in call ? call.target : syncTarget(call.spec, call.input, call.tabId);
     const url = target?.url;
-    if (url) site = originOf(url) || url;
-    else if (target && annotations.pages) {
-      // A tab's tool without a tab works on the active one.
+    let site = url ? originOf(url) || url : '';
+    let onActiveTab = false;
+    // The tab a tab's tool works on (the active one when it names none), as the card shows it.
+    let tab: TabView | undefined;
+    if (target && annotations.pages && (target.tabId !== undefined || !url)) {
       const active = target.tabId === undefined || annotations.readOnly ? await this.deps.activeTab() : undefined;
-      const tabUrl = target.tabId === undefined ? active?.url : await this.deps.tabUrl(target.tabId);
+      tab = target.tabId === undefined ? active : await this.deps.tab(target.tabId);
       onActiveTab = target.tabId === undefined || active?.id === target.tabId;
-      site = originOf(tabUrl) || tabUrl || '';
+      if (!url) site = originOf(tab?.url) || tab?.url || '';
     }
+    const tabOrigin = tab ? originOf(tab.url) || tab.url : undefined;
     const state = call.conversationId ? this.state(call.conversationId) : undefined;
-    const remembered = this.remembered.get(key(call.name, site))?.decision;
-    const origin = originOf(url);
-    const outbound = Boolean(annotations.openWorld && origin && state?.tainted && !state.origins.has(origin) && remembered !== 'allow');
+    const pin = call.spec.source === 'builtin' ? undefined : await definitionPin(call.spec);
+    // A remembered Always allow of an outside tool holds only for the words the user saw then.
+    let changed: PendingApproval['changed'];
+    const saved = this.remembered.get(key(call.name, site));
+    let remembered = saved?.decision;
+    if (remembered === 'allow' && pin && saved && saved.pin !== pin) {
+      if (saved.pin) {
+        changed = { before: saved.description ?? '', after: pinnedDescription(call.spec) };
+        remembered = undefined;
+      } else {
+        // Remembered before tools were pinned: pinned as the tool is now.
+        await this.remember({ ...saved, pin, description: pinnedDescription(call.spec) });
+      }
+    }
+    const allowedHere = state?.allowedSites.get(key(call.name, site));
+    if (allowedHere && pin && allowedHere.pin !== pin) changed ??= { before: allowedHere.description ?? '', after: pinnedDescription(call.spec) };
+    const allowedInConversation = Boolean(allowedHere && (!pin || allowedHere.pin === pin));
+    // The data-flow rule: where this call can carry data, and which private reads make that sensitive.
+    const sink = annotations.openWorld ? sinkOf(target, url, tabOrigin) : '';
+    const sensitive = state && sink ? this.sensitive(state, sink) : [];
     // The user's own network: the tool itself refuses it unless the gate passes on the user's yes.
     // An address the user set up in settings is theirs already: a provider's (configured
     // origins), or a remote tool server's (its plugin marks the target `configured`).
-    const local = Boolean(annotations.openWorld && url && !target?.configured && isLocalNetworkUrl(url) && !(await this.deps.configured?.(url)));
+    const onLocalNetwork = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url));
+    const local = onLocalNetwork && !target?.configured && !(await this.deps.configured?.(url!));
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,
       onActiveTab,
       remembered,
-      allowedInConversation: Boolean(state?.allowedSites.has(key(call.name, site))),
+      allowedInConversation,
       trusted: Boolean(state?.trusted),
-      outbound,
+      outbound: sensitive.length > 0,
       local,
     });
+    const note: GateNote = {
+      site,
+      url,
+      ...(tab ? { tab: { id: tab.id, origin: tabOrigin! } } : {}),
+      ...(onLocalNetwork ? { local: true } : {}),
+      localReads: [],
+    };
     // With `local`, the policy allows only on the user's word (the switch, a remembered choice).
-    if (decision.action === 'allow') return { ok: true, note: { site, url }, ...(local ? { approvedUrl: url } : {}) };
+    if (decision.action === 'allow') return { ok: true, note: withApproved(note, local ? url : undefined), ...(local ? { approvedUrl: url } : {}) };
     if (decision.action === 'deny') return { ok: false, result: declined(call.name, site, 'You chose to deny this tool on this site.') };
     const answer = await this.ask(
       {
@@ -235,28 +298,105 @@ export class ApprovalGate implements ToolGate {
         arguments: prettyJson(call.input),
         reason: decision.reason,
         scope: decision.scope,
+        ...(tab ? { tab: { id: tab.id, title: tab.title, origin: tabOrigin! } } : {}),
+        ...(decision.reason === 'outbound' ? { sink, sources: sensitive.map((s) => this.sourceName(s)) } : {}),
+        ...(changed ? { changed } : {}),
       },
       signal,
     );
     if (answer === 'withdrawn') return { ok: false, result: { ok: false, code: 'aborted', error: 'Not run: the user stopped the run while it waited for approval.' } };
     if (answer === 'timeout') return { ok: false, result: declined(call.name, site, 'Nobody answered the approval request within 5 minutes.') };
     if (answer === 'deny') return { ok: false, result: declined(call.name, site) };
-    if (answer === 'always') await this.remember({ tool: call.name, site, decision: 'allow', at: Date.now() });
-    else if (decision.scope === 'site' && state) state.allowedSites.add(key(call.name, site));
-    if (origin && state) state.origins.add(origin);
-    return { ok: true, note: { site, url }, ...(local ? { approvedUrl: url } : {}) };
+    // The answer holds for the tab the card named, while it shows the same site.
+    if (tab) {
+      const now = target?.tabId === undefined ? await this.deps.activeTab() : await this.deps.tab(tab.id);
+      const nowOrigin = now ? originOf(now.url) || now.url : '';
+      if (!now || now.id !== tab.id || nowOrigin !== tabOrigin) return { ok: false, result: tabChanged(call.name, tabOrigin!, now?.id === tab.id ? nowOrigin : undefined) };
+    }
+    const pinned = pin ? { pin, description: pinnedDescription(call.spec) } : {};
+    if (answer === 'always') await this.remember({ tool: call.name, site, decision: 'allow', at: Date.now(), ...pinned });
+    else if (decision.scope === 'site' && state) state.allowedSites.set(key(call.name, site), pinned);
+    if (decision.reason === 'outbound' && state) this.letThrough(state, sink, sensitive);
+    return {
+      ok: true,
+      note: withApproved(note, local ? url : undefined),
+      ...(local ? { approvedUrl: url } : {}),
+      // A tab's tool that named no tab runs on the tab the card showed.
+      ...(tab && target?.tabId === undefined ? { tabId: tab.id } : {}),
+    };
   }
 
-  /** After a call ran: what it read and where it went, for the outbound rule. */
+  /**
+   * An address a call reaches on its way (a redirect hop; a server found on the user's network
+   * once the name was resolved or the answer came): the same outbound and local-network rules as
+   * for a call's first address, on a card of its own when they ask.
+   */
+  async reach(call: GatedCall, note: unknown, url: string, how: ReachHow, signal?: AbortSignal): Promise<ReachVerdict> {
+    const pass = note as GateNote;
+    const origin = originOf(url);
+    if (!origin) return { ok: false, code: 'failed', error: `Not followed: ${truncate(url, 200)} is not an http(s) address.` };
+    const state = call.conversationId ? this.state(call.conversationId) : undefined;
+    const local = Boolean(how.localAddress) || isLocalNetworkUrl(url);
+    const readLocal = (): ReachVerdict => {
+      if (local && !pass.localReads.includes(origin)) pass.localReads.push(origin);
+      return { ok: true };
+    };
+    if (state?.trusted) return readLocal();
+    const remembered = this.remembered.get(key(call.name, origin))?.decision;
+    if (remembered === 'deny') return declinedReach(call.name, origin, 'You chose to deny this tool on this site.');
+    const sensitive = state ? this.sensitive(state, origin) : [];
+    const localExempt =
+      !local ||
+      remembered === 'allow' ||
+      originOf(pass.approvedUrl) === origin ||
+      (Boolean(call.target?.configured) && originOf(call.target?.url) === origin) ||
+      Boolean(await this.deps.configured?.(url));
+    const reason: AskReason | undefined = sensitive.length ? 'outbound' : localExempt ? undefined : 'local';
+    if (!reason) return readLocal();
+    const answer = await this.ask(
+      {
+        conversationId: call.conversationId,
+        toolCallId: call.toolCallId,
+        agent: call.agent,
+        tool: call.name,
+        site: origin,
+        url,
+        arguments: prettyJson(call.input),
+        reason,
+        scope: 'call',
+        ...(reason === 'outbound' ? { sink: origin, sources: sensitive.map((s) => this.sourceName(s)) } : {}),
+        ...(how.redirectFrom ? { redirectFrom: how.redirectFrom } : {}),
+        ...(how.localAddress ? { localAddress: how.localAddress } : {}),
+      },
+      signal,
+    );
+    if (answer === 'withdrawn') return { ok: false, code: 'aborted', error: 'Not run: the user stopped the run while it waited for approval.' };
+    if (answer === 'timeout') return declinedReach(call.name, origin, 'Nobody answered the approval request within 5 minutes.');
+    if (answer === 'deny') return declinedReach(call.name, origin);
+    if (answer === 'always') await this.remember({ tool: call.name, site: origin, decision: 'allow', at: Date.now() });
+    if (reason === 'outbound' && state) this.letThrough(state, origin, sensitive);
+    return readLocal();
+  }
+
+  /**
+   * After a call ran, failed calls too (an error can carry what was read; only a call the user
+   * declined never ran): what it read privately, for the outbound rule.
+   */
   record(call: GatedCall, note: unknown, result: ToolResult): void {
-    if (!result.ok || !call.conversationId) return;
+    if (!call.conversationId || (!result.ok && result.code === 'denied')) return;
     const pass = note as GateNote;
     const state = this.state(call.conversationId);
-    const origin = originOf(pass.url) || (call.spec.annotations.pages ? originOf(pass.site) : '');
-    if (origin) state.origins.add(origin);
-    if (readsPrivateData(call.spec.annotations, call.spec.source !== 'builtin')) state.tainted = true;
+    // What a call on the user's own network returned is private (a router's page, an intranet's).
+    if (pass.local) state.sources.add(originOf(pass.url) || pass.site);
+    for (const origin of pass.localReads) state.sources.add(origin);
+    if (!readsPrivateData(call.spec.annotations, call.spec.source !== 'builtin')) return;
+    // Where it read: the page it says it read (a tab may have moved on since the check), the tab,
+    // the address; or, with no site, the plugin (its files, its lists).
+    const read = result.ok ? (result.output as { url?: unknown } | undefined) : undefined;
+    const origins = [typeof read?.url === 'string' ? originOf(read.url) : '', pass.tab?.origin ?? '', originOf(pass.url)].filter((o) => o);
+    if (origins.length) for (const origin of new Set(origins)) state.sources.add(origin);
+    else state.sources.add(`plugin:${call.spec.pluginId}`);
   }
-
   /** The user's answer from the sidebar. */
   answer(id: string, answer: ApprovalAnswer): void {
     const entry = this.waiting.get(id);
@@ -322,10 +462,30 @@ export class ApprovalGate implements ToolGate {
     });
   }
 
+  /** The private reads that make sending to `sink` sensitive: any other site's, not yet let through to it. */
+  private sensitive(state: ConversationState, sink: string): string[] {
+    const through = state.sinks.get(sink);
+    return [...state.sources].filter((source) => source !== sink && !through?.has(source));
+  }
+
+  /** The user let `sink` receive data from these reads (until something else private is read). */
+  private letThrough(state: ConversationState, sink: string, sources: string[]): void {
+    const through = state.sinks.get(sink) ?? new Set<string>();
+    for (const source of sources) through.add(source);
+    state.sinks.set(sink, through);
+  }
+
+  /** A source as the card shows it: its origin, or the name of the plugin whose data was read. */
+  private sourceName(source: string): string {
+    if (!source.startsWith('plugin:')) return source;
+    const id = source.slice('plugin:'.length);
+    return this.deps.pluginName?.(id) ?? id;
+  }
+
   private state(conversationId: string): ConversationState {
     let state = this.conversations.get(conversationId);
     if (!state) {
-      state = { trusted: false, tainted: false, origins: new Set(), allowedSites: new Set() };
+      state = { trusted: false, sources: new Set(), sinks: new Map(), allowedSites: new Map() };
       this.conversations.set(conversationId, state);
     }
     return state;
@@ -351,10 +511,60 @@ function declined(tool: string, site: string, why = 'The user declined this call
   };
 }
 
-/** The tool's target for this input; a target function that throws counts as none. */
-function safeTarget(spec: ToolSpec, input: unknown, tabId: number | undefined): ToolTarget | undefined {
+/** A declined address reached mid-call, as the tool gives it to the model. */
+function declinedReach(tool: string, site: string, why?: string): ReachVerdict {
+  const result = declined(tool, site, why) as { code: 'denied'; error: string };
+  return { ok: false, code: result.code, error: result.error };
+}
+
+/** The result when the tab a card named shows another site (or is gone, or is no longer the active one) by the time of the answer. */
+function tabChanged(tool: string, origin: string, nowOrigin: string | undefined): ToolResult {
+  const now = nowOrigin ? ` (it shows ${nowOrigin} now)` : '';
+  return {
+    ok: false,
+    code: 'denied',
+    error: `Not run: the tab changed since the user was asked${now}. The user allowed ${tool} on ${origin} only. Check which tab the user means before trying again.`,
+  };
+}
+
+/**
+ * Where an open-world call can carry data: its address's origin; `*` for a call whose content
+ * decides (a script in a page) or that names no place at all; else the site of the tab it runs in.
+ */
+function sinkOf(target: ToolTarget | undefined, url: string | undefined, tabOrigin: string | undefined): string {
+  if (!target || target.sendsAnywhere) return ANYWHERE;
+  if (url) return originOf(url) || url;
+  return tabOrigin || ANYWHERE;
+}
+
+function withApproved(note: GateNote, approvedUrl: string | undefined): GateNote {
+  return approvedUrl ? { ...note, approvedUrl } : note;
+}
+
+/** The tool's words as pinned: its description (capped), for the card's "before and after". */
+function pinnedDescription(spec: ToolSpec): string {
+  return truncate(spec.description, PINNED_DESCRIPTION_CHARS);
+}
+
+/** A digest of what an outside tool says it is: its name, description and input schema. */
+async function definitionPin(spec: ToolSpec): Promise<string> {
+  const text = JSON.stringify([spec.name, spec.description, spec.inputSchema]);
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * The tool's target for this input, when its `target` answers at once (the history at a run's
+ * start; calls a loop did not resolve); one that throws or waits counts as none.
+ */
+function syncTarget(spec: ToolSpec, input: unknown, tabId?: number): ToolTarget | undefined {
   try {
-    return spec.annotations.target?.(input ?? {}, { tabId });
+    const target = spec.annotations.target?.(input ?? {}, { tabId });
+    return target instanceof Promise ? (target.catch(() => undefined), undefined) : target;
   } catch {
     return undefined;
   }

@@ -9,7 +9,8 @@ export type RememberedDecision = 'allow' | 'deny';
  * - `claimed`: a page's tool its site says is read-only (a claim, not a fact);
  * - `acting`: a tool that changes something on a tab or site;
  * - `destructive`: a tool that may delete or overwrite what cannot be got back;
- * - `outbound`: after private data was read, a call to a site the task has not involved yet;
+ * - `outbound`: after private data was read, a call that can carry data to another site than the
+ *   one(s) it was read from;
  * - `local`: a call that reaches the user's own network (loopback, private, link-local, single-label hosts).
  */
 export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local';
@@ -36,7 +37,7 @@ export interface CallSituation {
   allowedInConversation: boolean;
   /** The conversation's "act without asking" switch is on. */
   trusted: boolean;
-  /** An open-world call to an origin the task has not involved, after private data was read. */
+  /** The call can carry data to a site other than those private data was read from (see the gate). */
   outbound: boolean;
   /** An open-world call to an address on the user's own network. */
   local?: boolean;
@@ -46,7 +47,7 @@ export interface CallSituation {
  * The approval policy: a pure function of the tool's annotations and the call's situation, never
  * of a tool's name. The defaults (ARCHITECTURE.md → "Approvals"):
  * - the conversation's "act without asking" switch allows everything; a remembered Deny denies;
- * - the outbound rule asks every time, even for tools otherwise allowed;
+ * - the outbound rule asks, even for tools otherwise allowed or remembered;
  * - a call to the user's own network asks every time, unless this tool is remembered for that site;
  * - a remembered Always allow allows;
  * - read-only tools: allowed, except reading a tab other than the user's, which asks once per site;
@@ -78,12 +79,14 @@ export function decide(s: CallSituation): Decision {
  * Whether a tool's results count as private data for the outbound rule: what it read from the
  * user's tabs and pages (a tab's text, a page tool's answer, a script's output in a page), what
  * an outside tool source returned (a remote server the user configured may hold their or their
- * company's data: `fromPage` is true for every source but the built-in plugins), and
- * what it read from the browser's own state (files, lists) — anything read-only that does not
- * come from the open web.
+ * company's data: `fromOutside` is true for every source but the built-in plugins), and what it
+ * read from the browser's own state (files, lists) — anything read-only that does not come from
+ * the open web, unless the tool says its results are only what the agent wrote (`privateData`).
  */
-export function readsPrivateData(annotations: ToolAnnotations, fromPage: boolean): boolean {
-  return fromPage || Boolean(annotations.pages) || (annotations.readOnly && !annotations.openWorld);
+export function readsPrivateData(annotations: ToolAnnotations, fromOutside: boolean): boolean {
+  if (fromOutside) return true;
+  if (annotations.privateData !== undefined) return annotations.privateData;
+  return Boolean(annotations.pages) || (annotations.readOnly && !annotations.openWorld);
 }
 
 /** The origin of an http(s) address, or '' for anything else. */
@@ -95,14 +98,4 @@ export function originOf(url: string | undefined): string {
   } catch {
     return '';
   }
-}
-
-/** The origins of the http(s) addresses written in a text (the user's own messages). */
-export function originsInText(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.matchAll(/https?:\/\/[^\s<>"'`)\]]+/gi)) {
-    const origin = originOf(match[0]);
-    if (origin) out.push(origin);
-  }
-  return out;
 }

@@ -13,7 +13,7 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { z } from 'zod';
 import { agentSettings, ProviderSecrets, uiLanguage } from '@/core/storage/settings';
 import { localeOf } from '@/core/i18n/locales';
-import { ApprovalGate } from '@/core/approvals/gate';
+import { ApprovalGate, type TabView } from '@/core/approvals/gate';
 import { permissionStore } from '@/core/storage/permissions';
 import { parseArchive } from '@/core/data/archive';
 import { exportSettingsFile, importSettingsFile } from '@/core/data/settings-file';
@@ -67,7 +67,13 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   const stepTimer = bench ? new StepTimer() : undefined;
   const badge = new BadgeCounter();
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
-  const gate = new ApprovalGate({ permissions: permissionStore(db), activeTab: userTab, tabUrl, configured: (url) => configuredOrigins.has(url) });
+  const gate = new ApprovalGate({
+    permissions: permissionStore(db),
+    activeTab: userTab,
+    tab: tabView,
+    configured: (url) => configuredOrigins.has(url),
+    pluginName: (id) => registry.listPlugins().find(({ plugin }) => plugin.id === id)?.plugin.name,
+  });
   registry.gate = gate;
   registry.userTab = async () => (await userTab())?.id;
   const runner = new AgentRunner({
@@ -92,9 +98,11 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     beforeRun: (conversation, history) =>
       gate.beginRun(conversation.id, {
         trusted: Boolean(conversation.actWithoutAsking),
-        userTexts: history.flatMap((m) => (m.role === 'user' ? [m.text] : [])),
+        // Every call that ran, failed ones too (an error can carry what was read); a declined one never ran.
         calls: history.flatMap((m) =>
-          m.role === 'tool' && m.result?.ok ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin), output: m.result.output }] : [],
+          m.role === 'tool' && m.result && (m.result.ok || m.result.code !== 'denied')
+            ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin), origin: m.origin, output: m.result.ok ? m.result.output : undefined }]
+            : [],
         ),
       }),
   });
@@ -159,17 +167,17 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
    * The tab the user is looking at: the active tab of the last focused window, or, when that is
    * one of the extension's own pages (the sidebar opened in a tab), the one used last before it.
    */
-  async function userTab(): Promise<{ id: number; url: string } | undefined> {
+  async function userTab(): Promise<TabView | undefined> {
     const own = browser.runtime.getURL('/');
     const tabs = await browser.tabs.query({ lastFocusedWindow: true }).catch(() => []);
     const theirs = tabs.filter((t) => t.id !== undefined && !(t.url ?? '').startsWith(own));
     const pick = tabs.find((t) => t.active && theirs.includes(t)) ?? theirs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
-    return pick ? { id: pick.id!, url: pick.url ?? '' } : undefined;
+    return pick ? { id: pick.id!, url: pick.url ?? '', title: pick.title ?? '' } : undefined;
   }
 
-  async function tabUrl(tabId: number): Promise<string | undefined> {
+  async function tabView(tabId: number): Promise<TabView | undefined> {
     const tab = await browser.tabs.get(tabId).catch(() => undefined);
-    return tab && (tab.url || tab.pendingUrl);
+    return tab && { id: tabId, url: tab.url || tab.pendingUrl || '', title: tab.title ?? '' };
   }
 
   function pluginInfos(): PluginInfo[] {

@@ -11,6 +11,7 @@ import type {
   ToolGate,
   ToolResult,
   ToolSpec,
+  ToolTarget,
   ValidatorFactory,
 } from './types';
 
@@ -211,9 +212,10 @@ export class ToolRegistry {
     try {
       const narrowed = await forCall(input ?? {}, { tabId, service: entry.service });
       if (!narrowed) return base;
-      const { readOnly, destructive, openWorld, pages } = narrowed;
+      const { readOnly, destructive, openWorld, pages, privateData } = narrowed;
       return {
         ...base,
+        ...(typeof privateData === 'boolean' ? { privateData } : {}),
         ...(typeof readOnly === 'boolean' ? { readOnly } : {}),
         ...(typeof destructive === 'boolean' ? { destructive } : {}),
         ...(typeof openWorld === 'boolean' ? { openWorld } : {}),
@@ -221,6 +223,21 @@ export class ToolRegistry {
       };
     } catch {
       return base;
+    }
+  }
+
+  /**
+   * What one call concerns (its tool's `target`, given the plugin's service: a search's engine is
+   * a setting). A `target` that throws counts as none.
+   */
+  async callTarget(name: string, input: unknown, tabId?: number): Promise<ToolTarget | undefined> {
+    const entry = this.tools.get(name);
+    const target = entry?.spec.annotations.target;
+    if (!entry || !target) return undefined;
+    try {
+      return await target(input ?? {}, { tabId, service: entry.service });
+    } catch {
+      return undefined;
     }
   }
 

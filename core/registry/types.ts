@@ -71,7 +71,14 @@ export interface ToolAnnotations {
    * The tab or address a call concerns, from its input and context (undefined: none in
    * particular). The approval policy asks about that site.
    */
-  target?: (input: any, context: { tabId?: number }) => ToolTarget | undefined;
+  target?: (input: any, context: { tabId?: number; service?: any }) => ToolTarget | undefined | Promise<ToolTarget | undefined>;
+  /**
+   * Whether the tool's results hold the user's private data, for the outbound rule. Default: what
+   * it reads from the user's tabs and pages (`pages`), and what it reads from the browser's own
+   * state (read-only and not open-world: files, lists). `false` for tools whose results only give
+   * back what the agent itself wrote or computed (its task list, a sandboxed computation).
+   */
+  privateData?: boolean;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
   claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; untrustedContentHint?: boolean };
   /**
@@ -84,7 +91,7 @@ export interface ToolAnnotations {
 }
 
 /** The part of a tool's annotations one call may narrow (see `ToolAnnotations.forCall`). */
-export type CallAnnotations = Partial<Pick<ToolAnnotations, 'readOnly' | 'destructive' | 'openWorld' | 'pages'>>;
+export type CallAnnotations = Partial<Pick<ToolAnnotations, 'readOnly' | 'destructive' | 'openWorld' | 'pages' | 'privateData'>>;
 
 /** What a tool call concerns: a tab (by id) or an address. */
 export interface ToolTarget {
@@ -96,6 +103,11 @@ export interface ToolTarget {
    * providers' addresses are exempt). The other rules (acting, outbound) still do.
    */
   configured?: boolean;
+  /**
+   * Where the call's data goes is up to the call's own content (code that can `fetch()` any
+   * address): for the outbound rule it sends to any site, whatever its tab shows.
+   */
+  sendsAnywhere?: boolean;
 }
 
 /**
@@ -212,7 +224,7 @@ export interface ToolGate {
   check(
     call: GatedCall,
     signal?: AbortSignal,
-  ): Promise<{ ok: true; note?: unknown; approvedUrl?: string } | { ok: false; result: ToolResult }>;
+  ): Promise<{ ok: true; note?: unknown; approvedUrl?: string; tabId?: number } | { ok: false; result: ToolResult }>;
   /** The call ran with this result (failed calls too: an error can carry what was read). */
   record?(call: GatedCall, note: unknown, result: ToolResult): void;
   /** An address the call reaches mid-way (`ToolContext.reach`), judged with the call's note. */
@@ -228,4 +240,6 @@ export interface GatedCall {
   toolCallId?: string;
   tabId?: number;
   agent?: string;
+  /** The call's target, resolved with its plugin's service (`ToolRegistry.callTarget`); when absent the gate reads the tool's `target` itself. */
+  target?: ToolTarget;
 }

@@ -6,7 +6,8 @@ export function permissionStore(db: SidequestDb): PermissionStore {
   return {
     load: () => db.permissions.toArray(),
     put: async (permission) => {
-      await db.permissions.put({ tool: permission.tool, site: permission.site, decision: permission.decision, at: permission.at });
+      const { tool, site, decision, at, pin, description } = permission;
+      await db.permissions.put({ tool, site, decision, at, ...(pin ? { pin, description: description ?? '' } : {}) });
     },
     remove: (tool, site) => db.permissions.delete([tool, site]),
   };

@@ -16,7 +16,8 @@ export const interactionPlugin = definePlugin<QuestionDesk>({
       description:
         'Ask the user a question in the sidebar and wait for the answer. With options it is a choice (several answers with multiple: true), else free text. Use it when you cannot go on without the user\'s decision or information; do not ask what you can find out yourself. Returns {answer}; {answer: null, reason: "timeout"} after 5 minutes without an answer, or reason "skipped" when the user declined to answer.',
       inputSchema: interactionSchemas.ask_user,
-      annotations: { readOnly: true, destructive: false, openWorld: false, interactive: true },
+      // The answer is the user's own words, like their messages: not a private read.
+      annotations: { readOnly: true, destructive: false, openWorld: false, interactive: true, privateData: false },
       // The desk answers with {answer: null, reason: "timeout"} at 5 minutes; the registry's
       // own limit only guards against a desk that never settles.
       timeoutMs: ASK_TIMEOUT_MS + 30_000,

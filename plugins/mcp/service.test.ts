@@ -232,7 +232,7 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
 
 describe('the approval gate and a configured server', () => {
   const permissions = { load: async () => [] as Permission[], put: async () => undefined, remove: async () => undefined };
-  const gate = () => new ApprovalGate({ permissions, activeTab: async () => undefined, tabUrl: async () => undefined });
+  const gate = () => new ApprovalGate({ permissions, activeTab: async () => undefined, tab: async () => undefined });
   const spec = (configured: boolean, claims?: { readOnlyHint?: boolean }) => ({
     name: 'mcp_local_x',
     description: '',

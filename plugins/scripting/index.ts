@@ -145,9 +145,12 @@ export const scriptingPlugin = definePlugin<SandboxService>({
         openWorld: true,
         pages: true,
         target: (input: { target?: string; tab_id?: number }, context) =>
-          input.target === 'sandbox' ? undefined : { tabId: input.tab_id ?? context.tabId },
-        // In the sandbox, code reaches nothing: no page, network, file or extension API.
-        forCall: (input: { target?: string }) => (input.target === 'sandbox' ? { readOnly: true, destructive: false, openWorld: false, pages: false } : undefined),
+          // In a page, the code can fetch() any address: where data goes is up to the code.
+          input.target === 'sandbox' ? undefined : { tabId: input.tab_id ?? context.tabId, sendsAnywhere: true },
+        // In the sandbox, code reaches nothing (no page, network, file or extension API) and its
+        // result is computed from the code alone: nothing private is read.
+        forCall: (input: { target?: string }) =>
+          input.target === 'sandbox' ? { readOnly: true, destructive: false, openWorld: false, pages: false, privateData: false } : undefined,
       },
       async execute({ code, target, tab_id }, context) {
         if (target === 'sandbox') return toScriptResult(await context.service.run(code), { target });

@@ -59,7 +59,8 @@ export const tasksPlugin = definePlugin<TaskBoard>({
       name: 'list_tasks',
       description: 'The short list of all tasks of this conversation: task_id, subject and status of each.',
       inputSchema: tasksSchemas.list_tasks,
-      annotations: { readOnly: true, destructive: false, openWorld: false },
+      // The conversation's own tasks, written by its agents: nothing private is read.
+      annotations: { readOnly: true, destructive: false, openWorld: false, privateData: false },
       async execute(_input, context) {
         return (await context.service.list(conversationOf(context))).map((t) => view(t, false));
       },

@@ -225,7 +225,7 @@ describe('web_fetch', () => {
   });
 
   test('the tool fetches a local address the user allowed for this call (through the approval gate), and only that origin', async () => {
-    const service = { fetch: deps({ allowLocal: async () => false }), search: { search: async () => [] }, summarize: async () => '' };
+    const service = { fetch: deps({ allowLocal: async () => false }), search: { search: async () => [], target: async () => 'https://search.example/?q=' }, summarize: async () => '' };
     const url = `${base}/notes.txt`;
     const signal = new AbortController().signal;
     await expect(webFetchTool.execute({ url }, { signal, service })).rejects.toBeInstanceOf(LocalNetworkError);

@@ -168,15 +168,16 @@ for (const browserName of selectedBrowsers()) {
     test('a script in a page asks with its code; Always allow is remembered, listed in Settings → Privacy, and revoked', async () => {
       const inbox = await h.newPage(site.url('/inbox.html'));
       const code = 'document.title + " / " + (6 * 7)';
+      // No tab named: the script runs in the tab the user is on (the inbox). Nothing private is
+      // read first (a private read would make every later script ask: see outbound.test.mjs).
+      // A script's own result is a private read of its page, and a script can send anywhere: so a
+      // remembered Always allow covers a script only until its conversation has read something
+      // private. Each step below starts a new conversation.
+      let n = 0;
       model.setScript((req) => {
         const results = toolTexts(req);
-        if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
-        const n = req.messages.filter((m) => m.role === 'user').length;
-        if (req.last?.role === 'tool' && req.last && contentText(req.last).startsWith('[')) {
-          const tab = JSON.parse(contentText(req.last)).find((t) => t.url.endsWith('/inbox.html'));
-          return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', tab_id: tab.tab_id, code } }] };
-        }
-        return { text: `Script ${n}: ${results.at(-1)}` };
+        if (req.last?.role === 'user') return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', code } }] };
+        return { text: `Script ${++n}: ${results.at(-1)}` };
       });
       const sidebar = await openSidebar(h, { autoApprove: false });
       await sidebar.click('button', 'New conversation');
@@ -198,6 +199,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(await lastAnswer(sidebar), /My inbox \/ 42/);
 
       // The second time it runs without asking.
+      await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, 'And again?');
       await sidebar.waitForText('Script 2:', { timeout: 20_000 });
       await waitForIdle(sidebar);
@@ -214,6 +216,7 @@ for (const browserName of selectedBrowsers()) {
       await options.close();
 
       // Asked again after the revocation.
+      await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, 'Once more?');
       await waitForCard(sidebar, /execute_script/);
       await sidebar.click('button', 'Deny');

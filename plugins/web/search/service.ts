@@ -60,6 +60,17 @@ export class SearchService {
     return { engine, apiKey, cseId, endpoint: endpoints[engine] };
   }
 
+  /**
+   * Where a search with the saved engine sends the query (the engine's address with the query;
+   * never its key): the approval gate's target, as the card shows it.
+   */
+  async target(query: string): Promise<string> {
+    const config = await this.config();
+    const url = new URL(config.endpoint);
+    url.searchParams.set(config.engine === 'baidu' ? 'wd' : 'q', query.replace(/\s+/g, ' ').trim());
+    return url.href;
+  }
+
   /** Runs `web_search` with the saved engine. */
   async search(query: string, count: number, signal?: AbortSignal): Promise<SearchResult[]> {
     return search(query, count, await this.config(), this.deps, signal);
