@@ -111,7 +111,9 @@ for (const browserName of selectedBrowsers()) {
       const fullUrl = `${stealUrl}?data=${encodeURIComponent(SECRET)}`;
       const card = await waitForCard(sidebar, /web_fetch/);
       assert.ok(card.includes(fullUrl), `the card shows the full address:\n${card}`);
-      assert.match(card, /read private data/);
+      // Why, in words: where the data goes and what was read (the list of tabs, the inbox's site).
+      const why = card.split('\n').find((line) => line.startsWith('This sends data to')) ?? '';
+      assert.ok(why.startsWith(`This sends data to 127.0.0.1:${attacker.port} after reading `) && why.endsWith(`${new URL(site.origin).host}.`), `the card says why:\n${card}`);
       await sidebar.screenshot(screenshotPath(browserName, 'approval-outbound'));
       const before = model.requests.length;
       await sidebar.click('button', 'Deny');
