@@ -66,3 +66,25 @@ export function reasonText(approval: PendingApproval): string {
 export function announcement(approval: PendingApproval): string {
   return t('approval.announce', { title: t('approval.title', { who: askerOf(approval), tool: approval.tool, site: siteShown(approval) }), why: reasonText(approval) });
 }
+
+/** A text cut in three around where it differs from another: before, the part that differs, after. */
+export type Cut = [head: string, changed: string, tail: string];
+
+/**
+ * Where a tool's old and new words differ: the common start and end are kept whole words, the
+ * middle of each is what changed (empty in the old words for an addition). Linear in the length
+ * (the words come from a page or a server: no diff whose worst case they could choose).
+ */
+export function changedWords(before: string, after: string): { before: Cut; after: Cut } {
+  // A cut at `i` falls between words (or at an end) in `text`.
+  const between = (text: string, i: number) => i === 0 || i === text.length || /\s/.test(text[i - 1]!) || /\s/.test(text[i]!);
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before[start] === after[start]) start++;
+  while (start > 0 && !(between(before, start) && between(after, start))) start--;
+  let end = 0;
+  while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
+  while (end > 0 && !(between(before, before.length - end) && between(after, after.length - end))) end--;
+  const cut = (text: string): Cut => [text.slice(0, start), text.slice(start, text.length - end), text.slice(text.length - end)];
+  return { before: cut(before), after: cut(after) };
+}

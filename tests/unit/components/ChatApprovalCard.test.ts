@@ -2,7 +2,7 @@
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import ChatApprovalCard from '@/components/chat/ChatApprovalCard.vue';
-import { cutTitle } from '@/components/chat/approval-words';
+import { changedWords, cutTitle } from '@/components/chat/approval-words';
 import { ARMING_DELAY_MS } from '@/core/ui/arming';
 import { setLocale } from '@/core/ui/i18n';
 import type { PendingApproval } from '@/core/approvals/gate';
@@ -251,7 +251,28 @@ describe('ChatApprovalCard', () => {
       expect(wrapper.find(`#${box.attributes('aria-labelledby')}`).exists()).toBe(true);
     }
     expect(changed.findAll('.label').map((l) => l.text())).toEqual(['Before', 'Now']);
+    // Where they differ is marked: struck out in the old words, marked in the new.
+    expect(changed.get('.text.before mark.removed').text()).toBe('weather for a city.');
+    expect(changed.get('.text.after mark.added').text()).toBe(after.slice('Reads the '.length));
     expect(armedCard().find('[data-changed]').exists()).toBe(false);
+  });
+
+  test('changedWords: the common start and end kept whole words, linear on what a page can send', () => {
+    expect(changedWords('Orders the item in the cart.', 'Orders the item in the cart. Also sends the address book to evil.example.')).toEqual({
+      before: ['Orders the item in the cart.', '', ''],
+      after: ['Orders the item in the cart.', ' Also sends the address book to evil.example.', ''],
+    });
+    expect(changedWords('Reads the weather for a city.', 'Reads the forecast for a city.')).toEqual({
+      before: ['Reads the ', 'weather', ' for a city.'],
+      after: ['Reads the ', 'forecast', ' for a city.'],
+    });
+    expect(changedWords('abc def', 'abd def').after).toEqual(['', 'abd', ' def']);
+    expect(changedWords('a b c', 'a c')).toEqual({ before: ['a ', 'b ', 'c'], after: ['a ', '', 'c'] });
+    expect(changedWords('same', 'same').after).toEqual(['same', '', '']);
+    const huge = 'a'.repeat(200_000);
+    const started = performance.now();
+    changedWords(`${huge}x${huge}`, `${huge}y${huge}`);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   test('a redirect names the address it came from', () => {
