@@ -1,6 +1,7 @@
 import { ConfiguredOrigins } from '@/core/net/configured-origins';
 import { browser } from 'wxt/browser';
 import { AgentRunner } from '@/core/agent/loop';
+import { userTab } from '@/core/agent/user-tab';
 import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
 import { runOffscreenJob } from '@/core/offscreen/host';
@@ -69,7 +70,7 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
   // The approval gate: every agent loop over the registry (main agent, sub-agents) consults it.
   const gate = new ApprovalGate({
     permissions: permissionStore(db),
-    activeTab: userTab,
+    activeTab: userTabView,
     tab: tabView,
     configured: (url) => configuredOrigins.has(url),
     pluginName: (id) => registry.listPlugins().find(({ plugin }) => plugin.id === id)?.plugin.name,
@@ -163,15 +164,9 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
     );
   }
 
-  /**
-   * The tab the user is looking at: the active tab of the last focused window, or, when that is
-   * one of the extension's own pages (the sidebar opened in a tab), the one used last before it.
-   */
-  async function userTab(): Promise<TabView | undefined> {
-    const own = browser.runtime.getURL('/');
-    const tabs = await browser.tabs.query({ lastFocusedWindow: true }).catch(() => []);
-    const theirs = tabs.filter((t) => t.id !== undefined && !(t.url ?? '').startsWith(own));
-    const pick = tabs.find((t) => t.active && theirs.includes(t)) ?? theirs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0];
+  /** The tab the user is looking at (`core/agent/user-tab.ts`), as the gate shows it. */
+  async function userTabView(): Promise<TabView | undefined> {
+    const pick = await userTab();
     return pick ? { id: pick.id!, url: pick.url ?? '', title: pick.title ?? '' } : undefined;
   }
 

@@ -1,5 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
+import { userTab } from '@/core/agent/user-tab';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { RUNNER_KEY } from './page-runner';
@@ -49,16 +50,10 @@ export function unscriptableReason(url: string): string | null {
   return null;
 }
 
-/** The tab `execute_script` runs in by default: the active one, skipping Sidequest's own pages. */
+/** The tab `execute_script` runs in by default: the one the user is looking at. */
 export async function defaultTab(): Promise<Browser.tabs.Tab> {
-  const own = browser.runtime.getURL('/');
-  const isOwn = (tab: Browser.tabs.Tab) => (tab.url ?? '').startsWith(own);
-  const [active] = await browser.tabs.query({ active: true, lastFocusedWindow: true });
-  if (active && !isOwn(active)) return active;
-  // The sidebar opened as a tab is the active one: use the tab the user was on before it.
-  const tabs = (await browser.tabs.query({ lastFocusedWindow: true })).filter((t) => !isOwn(t));
-  tabs.sort((a, b) => ((b as { lastAccessed?: number }).lastAccessed ?? 0) - ((a as { lastAccessed?: number }).lastAccessed ?? 0));
-  if (tabs[0]) return tabs[0];
+  const tab = await userTab();
+  if (tab) return tab;
   throw new Error('There is no tab to run the script in. Open a page first, or give tab_id (list the open tabs to find it).');
 }
 

@@ -81,7 +81,8 @@ async function countAsks(sidebar) {
 /** The id of the tab whose address ends with `suffix`, as the extension sees it. */
 async function tabId(extensionPage, suffix) {
   const tabs = await extensionPage.evaluate(() => (globalThis.browser ?? globalThis.chrome).tabs.query({}));
-  const tab = tabs.find((t) => (t.url ?? '').endsWith(suffix));
+  // The newest such tab (a failed test before may have left one open).
+  const tab = tabs.filter((t) => (t.url ?? '').endsWith(suffix)).sort((a, b) => b.id - a.id)[0];
   assert.ok(tab, `a tab at …${suffix}`);
   return tab.id;
 }
