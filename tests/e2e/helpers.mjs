@@ -28,11 +28,14 @@ export async function openSidebar(h, { autoApprove = true } = {}) {
   return sidebar;
 }
 
-/** The Allow once button of an approval card. */
-export const ALLOW_ONCE = '[data-approval] button[data-answer="once"]';
+/**
+ * The Allow once button of an approval card that takes answers: a card's buttons do nothing until
+ * it has been on screen for a moment (`data-armed` then), so clicks wait for this.
+ */
+export const ALLOW_ONCE = '[data-approval][data-armed] button[data-answer="once"]';
 
 /**
- * Clicks Allow once on each approval card the page shows, until the page is closed. Returns the
+ * Clicks Allow once on each approval card the page shows, once it is armed, until the page is closed. Returns the
  * function that stops it; `page.approved` counts the clicks.
  */
 export function approveAll(page) {
