@@ -1,4 +1,5 @@
 import { defineConfig } from 'wxt';
+import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
@@ -33,8 +34,10 @@ export default defineConfig({
     // Chrome: `offscreen` for the one document that does what its service worker cannot: parse
     // fetched HTML (no DOM) and make blob URLs of workspace files.
     // identity: OAuth sign-in to MCP servers (launchWebAuthFlow), in both browsers. webRequest:
-    // web_fetch observes where a redirect points before it follows it (no blocking).
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', ...(browser === 'firefox' ? [] : ['offscreen'])],
+    // web_fetch observes where a redirect points before it follows it, and which address a
+    // response came from (no blocking). dns (Firefox only, Chrome has no such API): a host name is
+    // resolved before it is requested, so one that leads into the user's network is caught first.
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', ...(browser === 'firefox' ? ['dns'] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3
@@ -56,7 +59,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp()],
+    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

@@ -3,7 +3,7 @@
  *
  * `@modelcontextprotocol/sdk`'s `Client` imports its default validator (`AjvJsonSchemaValidator`,
  * which compiles schemas with `new Function`) even when given another one. Both backgrounds' CSP
- * forbid that, so Sidequest always passes the SDK's `CfWorkerJsonSchemaValidator`; this plugin
+ * forbid that, so Sidequest always passes its own interpreted validator (plugins/mcp/validator.ts); this plugin
  * replaces the Ajv module with one that throws if it is ever used, which drops Ajv (and an eval
  * site `web-ext lint` reports) from the background bundle. Only imports made by the SDK itself are
  * touched.
@@ -26,7 +26,7 @@ export function noAjvInMcp(): Plugin {
       if (id !== STUB) return null;
       return `export class AjvJsonSchemaValidator {
   constructor() {
-    throw new Error('Ajv compiles with new Function, which the extension CSP forbids: pass the SDK a CfWorkerJsonSchemaValidator.');
+    throw new Error('Ajv compiles with new Function, which the extension CSP forbids: pass the SDK an interpreted validator (plugins/mcp/validator.ts).');
   }
 }
 `;

@@ -44,14 +44,21 @@ export const useApprovalsStore = defineStore('approvals', () => {
     unsubscribe = undefined;
   }
 
-  /** Allow once, Always allow (this tool on this site), or Deny. */
+  /** Asks whose answer is on its way: a second click (a double click, Allow then Deny) is not sent. */
+  const answering = new Set<string>();
+
+  /** Allow once, Always allow (this tool on this site), or Deny: the first answer to an ask counts. */
   async function answer(id: string, value: ApprovalAnswer): Promise<void> {
+    if (answering.has(id)) return;
+    answering.add(id);
     error.value = '';
     try {
       await sendMessage('answerApproval', { id, answer: value });
       approvals.value = approvals.value.filter((a) => a.id !== id);
     } catch (e) {
       error.value = errorText(e);
+    } finally {
+      answering.delete(id);
     }
   }
 

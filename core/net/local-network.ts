@@ -2,11 +2,13 @@
  * Addresses on the user's own computer or network: the loopback, private and link-local ranges
  * and single-label names (`http://router/`). A web page can ask the agent to fetch one ("read
  * http://192.168.1.1/admin"), so tools that reach the network refuse them unless the user allowed
- * it through the approval gate (the model providers' own addresses are always allowed). Checked on the URL the model gave and on every
- * redirect hop.
+ * it through the approval gate (the model providers' own addresses are always allowed). Checked on
+ * the URL the model gave and on every redirect hop.
  *
- * What this cannot see: a public name whose DNS answer is a private address (DNS rebinding). The
- * browser gives extensions no way to resolve a name first; see SECURITY.md.
+ * This is the one test of "local" in the code: by name here (`localNetworkKind`, `hostKind`), and
+ * by the IP address a name resolved to or a response came from (`addressKind`, used with what the
+ * browser tells: `core/net/address.ts`), so `127.0.0.1.nip.io` or an intranet name that resolves to
+ * 10.x counts as local too.
  */
 
 /** Why an address counts as local, or null when it is a public one. */
@@ -62,16 +64,26 @@ function ipv6Kind(g: number[]): LocalNetworkKind | null {
   return null;
 }
 
-/** What kind of local address `url` points at, or null for a public address (or no URL at all). */
-export function localNetworkKind(url: string | URL): LocalNetworkKind | null {
-  let parsed: URL;
-  try {
-    parsed = typeof url === 'string' ? new URL(url) : url;
-  } catch {
-    return null;
-  }
-  // The URL parser has already turned `http://2130706433/`, `0x7f.1` and friends into dotted IPv4.
-  let host = parsed.hostname.toLowerCase();
+/**
+ * What kind of local address an IP address is (as DNS or the browser's `webRequest` gives it:
+ * dotted IPv4, or IPv6 with or without brackets), or null for a public one. Anything that is not
+ * an IP address at all is null: this judges addresses, `hostKind` judges names.
+ */
+export function addressKind(ip: string): LocalNetworkKind | null {
+  const text = ip.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, ''); // no zone id (fe80::1%eth0)
+  const v4 = ipv4(text);
+  if (v4) return ipv4Kind(v4);
+  const groups = ipv6Groups(text);
+  return groups ? ipv6Kind(groups) : null;
+}
+
+/**
+ * What kind of local address a URL's host name is (as `URL.hostname` gives it, IPv6 in brackets),
+ * or null for a public name. Only the name is judged: a public name may still resolve to a local
+ * address (see `addressKind`).
+ */
+export function hostKind(hostname: string): LocalNetworkKind | null {
+  let host = hostname.toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) {
     const groups = ipv6Groups(host.slice(1, -1));
     return groups ? ipv6Kind(groups) : 'single-label';
@@ -86,6 +98,23 @@ export function localNetworkKind(url: string | URL): LocalNetworkKind | null {
   return null;
 }
 
+/** What kind of local address `url` points at by its name, or null for a public name (or no URL at all). */
+export function localNetworkKind(url: string | URL): LocalNetworkKind | null {
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return null;
+  }
+  // The URL parser has already turned `http://2130706433/`, `0x7f.1` and friends into dotted IPv4.
+  return hostKind(parsed.hostname);
+}
+
+/** A host on this computer (`localhost`, 127/8, `::1`): where plain http:// may carry credentials. */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostKind(hostname) === 'loopback';
+}
+
 /** True when `url` points at the user's own computer or local network (see `localNetworkKind`). */
 export function isLocalNetworkUrl(url: string | URL): boolean {
   return localNetworkKind(url) !== null;
@@ -98,7 +127,12 @@ const WHAT: Record<LocalNetworkKind, string> = {
   'single-label': 'the local network (a name without a domain, like a router or an intranet host)',
 };
 
-/** The refusal the model reads: what was refused, why, and that the user can allow it. */
+/**
+ * The refusal the model reads: what was refused, why, and that the user can allow it. `address`:
+ * the IP address the name resolved to or the answer came from, when the name itself looked public;
+ * `answered`: the server had already answered (the browser tells the address only then), and its
+ * answer was withheld rather than not requested.
+ */
 export class LocalNetworkError extends Error {
   override name = 'LocalNetworkError';
   readonly code = LOCAL_NETWORK_CODE;
@@ -106,9 +140,12 @@ export class LocalNetworkError extends Error {
     readonly url: string,
     readonly kind: LocalNetworkKind,
     readonly hop?: string,
+    readonly address?: string,
+    readonly answered = false,
   ) {
     super(
-      `${url} points at ${WHAT[kind]}${hop ? ` (a redirect from ${hop} led there)` : ''}, so it was not requested: ` +
+      `${url} ${address ? `is served from ${address}, which is on ${WHAT[kind]}` : `points at ${WHAT[kind]}`}` +
+        `${hop ? ` (a redirect from ${hop} led there)` : ''}, so ${answered ? 'its answer was withheld' : 'it was not requested'}: ` +
         'web pages could otherwise use the agent to reach devices and services that only this computer can see. ' +
         'Only the user can allow such an address (they are asked when a call names it); if they want it read, ask them to open it in a tab.',
     );

@@ -1,4 +1,5 @@
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { format, Validator, type OutputUnit, type Schema, type SchemaDraft, type ValidationResult } from '@cfworker/json-schema';
+import { PatternError, SAFE_REGEX_LIMITS, withPatternBudget } from '@/core/registry/safe-regex';
 import type { InputValidator, ValidatorFactory } from '@/core/registry/types';
 
 /**
@@ -7,14 +8,45 @@ import type { InputValidator, ValidatorFactory } from '@/core/registry/types';
  * `@cfworker/json-schema` interprets the schema instead. Draft-07, as the reference
  * implementation uses; every error is collected and said in one sentence, in one wording for all
  * tools, so the registry's message reads `Invalid parameters for tool X: …`.
+ *
+ * Schemas come from pages and MCP servers: their `pattern` and `patternProperties` run on the
+ * linear-time engine (the build routes them to core/registry/safe-regex.ts), within a budget of
+ * work per validation; an input too long to check within it is refused, as is a schema whose
+ * pattern the engine cannot take. `draft`: MCP's output schemas are 2020-12.
  */
-export function interpretedValidator(schema: unknown): InputValidator {
-  const validator = new Validator((schema ?? {}) as Schema | boolean, '7', false);
+export function interpretedValidator(schema: unknown, draft: SchemaDraft = '7'): InputValidator {
+  const validator = new Validator((schema ?? {}) as Schema | boolean, draft, false);
   return (input) => {
-    const result = validator.validate(input);
+    let outcome: { result: ValidationResult; exhausted: boolean };
+    try {
+      outcome = withPatternBudget(SAFE_REGEX_LIMITS.validationWork, () => validator.validate(input));
+    } catch (error) {
+      if (error instanceof PatternError) return error.message;
+      throw error;
+    }
+    const { result, exhausted } = outcome;
+    if (exhausted) {
+      const where = result.errors.find((e) => e.keyword === 'pattern' || e.keyword === 'patternProperties')?.instanceLocation.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent).join('.');
+      return `${where ? `${where} is` : 'the input has text'} too long to check against the schema's patterns in time; send shorter text`;
+    }
     return result.valid ? null : formatErrors(result.errors);
   };
 }
+
+/**
+ * The library's `url` format (not a draft-07 format, but pages may name it) tests a regular
+ * expression that backtracks exponentially (`http://` and thirty letters and a `!` take seconds,
+ * a few more take hours): an address the URL parser takes, with an http(s) or ftp scheme and a
+ * host, instead.
+ */
+format.url = (value: string) => {
+  if (!/^(?:https?|ftp):\/\//i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+};
 
 /** The registry's validator factory: one strategy, one wording, whatever the tool's source. */
 export const interpretedValidators: ValidatorFactory = (tool) => interpretedValidator(tool.inputSchema);

@@ -211,8 +211,11 @@ export type ToolErrorCode =
   /** A local-network address the user has not allowed (a fetch to the user's own network). */
   | 'local_network';
 
-/** The codes a tool may give by throwing an error with a `code` property (others become `failed`). */
-export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network'];
+/**
+ * The codes a tool may give by throwing an error with a `code` property (others become `failed`):
+ * `denied` when the gate said no to an address the call reached mid-way (`ToolContext.reach`).
+ */
+export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network', 'denied'];
 
 /**
  * Stands between an agent loop's tool calls and the plugins (the approval gate,

@@ -78,6 +78,14 @@ export function formatList(items: readonly string[]): string {
   return new Intl.ListFormat(current.value, { type: 'conjunction' }).format(items);
 }
 
+/**
+ * Items as a list in the page's language, cut into the items and the words between them, for a
+ * template that marks up each item (`[{item: 'a'}, {text: ', '}, {item: 'b'}…]`).
+ */
+export function listParts(items: readonly string[]): Array<{ item: string } | { text: string }> {
+  return new Intl.ListFormat(current.value, { type: 'conjunction' }).formatToParts(items).map((p) => (p.type === 'element' ? { item: p.value } : { text: p.value }));
+}
+
 /** An error for the user: its `Said` words in the page's language, else its message. */
 export function errorText(error: unknown): string {
   const words = saidOf(error);

@@ -3,10 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
 import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
-import type { McpOAuthProvider } from './oauth';
+import { McpReachError } from './guard';
+import { McpSignInNeeded, type McpOAuthProvider } from './oauth';
 import type { McpCallResult } from './results';
+import { mcpSchemaValidator } from './validator';
 
 /** Which of the two HTTP transports a server answered on. */
 export type McpTransportKind = 'streamable-http' | 'sse';
@@ -26,8 +27,13 @@ export interface ConnectOptions {
   onToolsChanged(): void;
   /** The connection is gone (the server stopped, the network failed): pending calls have failed. */
   onLost(error: Error): void;
-  /** Tests hand their own fetch. */
+  /**
+   * The fetch every request goes through: the service's guarded one (guard.ts), which keeps the
+   * client within the server's address and the user's choices; tests hand their own.
+   */
   fetch?: typeof fetch;
+  /** The requests that fetch refused while connecting, to say why the connection failed. */
+  refusals?: readonly McpReachError[];
   /**
    * OAuth for a server configured without credentials: the SDK discovers, registers, refreshes;
    * `signIn` (only when the user is at the settings page) opens the authorization URL in the
@@ -44,9 +50,19 @@ export class McpConnectError extends SaidError {
     key: MessageKey,
     params: SaidParams,
     readonly status?: number,
+    /** An address on the user's network the client needed and was refused (the user may allow it in settings). */
+    readonly localOrigin?: { origin: string; address?: string },
   ) {
     super(key, params);
   }
+}
+
+/** The first error of `kind` in an error's `cause` chain (the SDK wraps some). */
+function inChain<T>(error: unknown, kind: new (...args: never[]) => T): T | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof kind) return e;
+  }
+  return undefined;
 }
 
 const CLIENT_INFO = { name: 'Sidequest', version: '0.1.0' };
@@ -86,7 +102,7 @@ export class McpConnection {
     let signedIn = false;
     for (const kind of ['streamable-http', 'sse'] as const) {
       for (;;) {
-        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: mcpSchemaValidator });
         const transport =
           kind === 'streamable-http'
             ? new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchNoCookies, authProvider })
@@ -99,6 +115,11 @@ export class McpConnection {
         } catch (error) {
           await client.close().catch(() => undefined);
           const authorizationUrl = authProvider?.takeAuthorizationUrl();
+          const refused = inChain(error, McpReachError) ?? options.refusals?.at(-1);
+          // A run does no OAuth discovery: a server that wants one needs the settings page.
+          if (inChain(error, McpSignInNeeded) || refused?.reason === 'discovery') {
+            throw new McpConnectError('mcp.errors.needsSignIn', { url: options.url }, 401);
+          }
           if (error instanceof UnauthorizedError && authProvider && authorizationUrl) {
             // The server wants the user to sign in (OAuth 2.1 with PKCE), once per attempt.
             if (!options.oauth?.signIn || signedIn) {
@@ -108,6 +129,11 @@ export class McpConnection {
             const code = authProvider.codeFrom(await options.oauth.signIn(authorizationUrl));
             await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
             continue;
+          }
+          if (refused) {
+            // The sign-in needs an address on the user's network that is not the server's.
+            const where = refused.address ? `${refused.origin} (${refused.address})` : refused.origin;
+            throw new McpConnectError('mcp.errors.localAddress', { url: options.url, origin: where }, undefined, { origin: refused.origin, ...(refused.address ? { address: refused.address } : {}) });
           }
           if (authProvider?.attempted) {
             // It answered 401 and its OAuth could not be used (no metadata, no registration…).

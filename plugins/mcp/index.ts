@@ -1,4 +1,5 @@
 import { browser } from 'wxt/browser';
+import { browserAddressProbe } from '@/core/net/address';
 import { definePlugin } from '@/core/plugin';
 import './protocol';
 import type { OAuthState } from './oauth';
@@ -74,6 +75,7 @@ export const mcpPlugin = definePlugin<McpService>({
         }),
       },
       oauth: browserOAuth(),
+      probe: browserAddressProbe(),
       onChange: () => ctx.broadcast({ type: 'mcp-servers', servers: service.views() }),
     });
     ctx.onStartup(() => service.start());
@@ -82,6 +84,7 @@ export const mcpPlugin = definePlugin<McpService>({
     ctx.handle('addMcpServer', (data) => service.add(data));
     ctx.handle('reconnectMcpServer', ({ id }) => service.reconnect(id));
     ctx.handle('setMcpServerCredentials', ({ id, bearerToken, headers }) => service.setCredentials(id, { bearerToken, headers }));
+    ctx.handle('allowMcpServerOrigin', ({ id, origin }) => service.allowOrigin(id, origin));
     ctx.handle('setMcpServerEnabled', ({ id, enabled }) => service.setEnabled(id, enabled));
     ctx.handle('confirmMcpServer', ({ id }) => service.confirm(id));
     ctx.handle('removeMcpServer', ({ id }) => service.remove(id));

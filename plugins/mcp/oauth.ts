@@ -1,5 +1,6 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { McpReachMode } from './guard';
 
 /** What is kept of one server's OAuth sign-in (a secret, like an API key). */
 export interface OAuthState {
@@ -7,6 +8,19 @@ export interface OAuthState {
   tokens?: OAuthTokens;
   /** The PKCE verifier of the sign-in under way. */
   verifier?: string;
+  /**
+   * What the sign-in found (the authorization server and its metadata), learned at the settings
+   * page: a run refreshes a token at this token endpoint and discovers nothing itself.
+   */
+  discovery?: OAuthDiscoveryState;
+}
+
+/** A run met a server that wants a sign-in this service has never done: only the settings page may. */
+export class McpSignInNeeded extends Error {
+  override name = 'McpSignInNeeded';
+  constructor() {
+    super('The server wants a sign-in, which is done only from Settings → Agent → MCP servers.');
+  }
 }
 
 export interface OAuthStore {
@@ -19,6 +33,8 @@ export interface OAuthStore {
  * token refresh are the SDK's (`auth()`); this keeps what it learns in the store and, instead of
  * navigating a page, remembers the authorization URL for `signIn` (the browser's
  * `identity.launchWebAuthFlow`, started only from the settings page, never during a run).
+ * Discovery too happens only while `mode.interactive` (the settings page): a run uses what the
+ * sign-in found, and without it stops before any request (`McpSignInNeeded`).
  */
 export class McpOAuthProvider implements OAuthClientProvider {
   private cache: OAuthState | undefined;
@@ -31,6 +47,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   constructor(
     private readonly store: OAuthStore,
     readonly redirectUrl: string,
+    private readonly mode: McpReachMode = { interactive: false },
   ) {}
 
   get clientMetadata(): OAuthClientMetadata {
@@ -56,6 +73,30 @@ export class McpOAuthProvider implements OAuthClientProvider {
     for (const key of Object.keys(next) as Array<keyof OAuthState>) if (next[key] === undefined) delete next[key];
     this.cache = next;
     await this.store.save(Object.keys(next).length ? next : undefined);
+  }
+
+  /** Where the SDK starts: what the sign-in found, or (at the settings page only) nothing, to discover. */
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    this.attempted = true;
+    const found = (await this.current()).discovery;
+    if (!found && !this.mode.interactive) throw new McpSignInNeeded();
+    return found;
+  }
+  async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+    await this.update({ discovery });
+  }
+
+  /** The token endpoint the sign-in found (without query), the one address beyond the server a run may reach. */
+  async tokenEndpoint(): Promise<string | undefined> {
+    const found = (await this.current()).discovery;
+    if (!found) return undefined;
+    try {
+      // The SDK's fallback when the metadata names none: /token at the authorization server.
+      const url = new URL(found.authorizationServerMetadata?.token_endpoint ?? '/token', found.authorizationServerUrl);
+      return `${url.origin}${url.pathname}`;
+    } catch {
+      return undefined;
+    }
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -90,10 +131,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.pendingUrl = url;
   }
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'all') await this.update({ client: undefined, tokens: undefined, verifier: undefined });
+    if (scope === 'all') await this.update({ client: undefined, tokens: undefined, verifier: undefined, discovery: undefined });
     else if (scope === 'client') await this.update({ client: undefined });
     else if (scope === 'tokens') await this.update({ tokens: undefined });
     else if (scope === 'verifier') await this.update({ verifier: undefined });
+    else if (scope === 'discovery') await this.update({ discovery: undefined });
   }
 
   /** Whether a sign-in produced tokens. */

@@ -10,6 +10,8 @@ declare module '@/core/messaging/protocol' {
     setMcpServerCredentials(data: { id: string; bearerToken?: string; headers?: string }): McpServerView[];
     /** Drops the connection and connects again, reading the tool list afresh. */
     reconnectMcpServer(data: { id: string }): McpServerView[];
+    /** Allows the address on the user's network that the server's sign-in asked for (`localAsk`), then connects again. */
+    allowMcpServerOrigin(data: { id: string; origin: string }): McpServerView[];
     /** Switches one server's tools on or off for the agent. */
     setMcpServerEnabled(data: { id: string; enabled: boolean }): McpServerView[];
     /** The user confirms the address of a server that came from a settings file: it counts as one they configured. */

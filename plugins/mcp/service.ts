@@ -2,8 +2,12 @@ import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
+import { isLoopbackHost } from '@/core/net/local-network';
 import { oneLine } from '@/core/registry/untrusted';
-import { McpConnection, worded, type McpTransportKind } from './connection';
+import type { AddressProbe } from '@/core/net/address';
+import { schemaPatternProblem } from '@/core/registry/safe-regex';
+import { McpConnectError, McpConnection, worded, type McpTransportKind } from './connection';
+import { guardedFetch, type McpReachMode } from './guard';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
 import { mcpToolDescription, nameTools, serverSlug } from './naming';
 import { mapCallResult } from './results';
@@ -28,7 +32,10 @@ export interface McpServiceOptions {
   parentId: string;
   /** What `views()` returns may have changed. */
   onChange?(): void;
+  /** The network (every request goes through the guard of guard.ts first); tests hand their own. */
   fetch?: typeof fetch;
+  /** What the browser tells about addresses (core/net/address.ts), for the local-network rule. */
+  probe?: AddressProbe;
   /**
    * OAuth for servers added without credentials: where the authorization server sends the browser
    * back (`identity.getRedirectURL()`), and how the user signs in (`identity.launchWebAuthFlow`).
@@ -53,6 +60,8 @@ interface Entry {
   /** Whether an OAuth sign-in gave tokens. */
   signedIn?: boolean;
   needsSignIn?: boolean;
+  /** An address on the user's network the sign-in needed and the user has not allowed (settings may). */
+  localAsk?: { origin: string; address?: string };
   connection?: McpConnection;
   connecting?: Promise<McpConnection>;
   /** The server's tool name → the model's name. */
@@ -121,6 +130,7 @@ export class McpService {
         hasCredentials: entry.hasCredentials,
         ...(entry.signedIn ? { signedIn: true } : {}),
         ...(entry.needsSignIn ? { needsSignIn: true } : {}),
+        ...(entry.localAsk ? { localAsk: { ...entry.localAsk } } : {}),
         ...(entry.connectedAt ? { connectedAt: entry.connectedAt } : {}),
         ...(entry.config.imported ? { imported: true } : {}),
       }));
@@ -213,6 +223,19 @@ export class McpService {
     return this.views();
   }
 
+  /**
+   * The user allows, at the settings page, the address on their network that this server's sign-in
+   * asked for (only the one it asked for), then connects again. Kept with the server.
+   */
+  async allowOrigin(id: string, origin: string): Promise<McpServerView[]> {
+    const entry = this.entry(id);
+    if (!entry.localAsk || entry.localAsk.origin !== origin) throw new McpSettingsError('mcp.errors.notAsked');
+    entry.config.allowedOrigins = [...new Set([...(entry.config.allowedOrigins ?? []), origin])];
+    entry.localAsk = undefined;
+    await this.persist();
+    return this.reconnect(id);
+  }
+
   async setEnabled(id: string, enabled: boolean): Promise<McpServerView[]> {
     const entry = this.entry(id);
     await this.options.registry.setEnabled(serverPluginId(id), enabled);
@@ -248,13 +271,28 @@ export class McpService {
       const headers = (await this.options.stores.getCredentials(entry.config.id)) ?? {};
       // OAuth only for a server the user gave no credentials: theirs are the answer otherwise.
       const oauthStore = this.options.stores.oauth?.(entry.config.id);
-      const provider = this.options.oauth && oauthStore && !Object.keys(headers).length ? new McpOAuthProvider(oauthStore, this.options.oauth.redirectUrl) : undefined;
+      // Discovery and new addresses only while the user is at the settings page; the connection
+      // stays, and from then on reaches only the server and what the sign-in found.
+      const mode: McpReachMode = { interactive };
+      const provider = this.options.oauth && oauthStore && !Object.keys(headers).length ? new McpOAuthProvider(oauthStore, this.options.oauth.redirectUrl, mode) : undefined;
+      const network = this.options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+      const guarded = guardedFetch(network, {
+        serverUrl: entry.config.url,
+        mode,
+        allowedOrigins: () => entry.config.allowedOrigins ?? [],
+        knownUrls: async () => {
+          const token = await provider?.tokenEndpoint();
+          return token ? [token] : [];
+        },
+        probe: this.options.probe,
+      });
       let connection: McpConnection | undefined;
       try {
         connection = await McpConnection.open({
           url: entry.config.url,
           headers,
-          fetch: this.options.fetch,
+          fetch: guarded,
+          refusals: guarded.refusals,
           ...(provider ? { oauth: { provider, ...(interactive ? { signIn: (url: URL) => this.options.oauth!.signIn(url) } : {}) } } : {}),
           onToolsChanged: () => {
             if (entry.connection === connection && connection) void this.refreshTools(entry, connection);
@@ -276,6 +314,7 @@ export class McpService {
         entry.transport = connection.transport;
         entry.signedIn = provider ? await provider.signedIn() : undefined;
         entry.needsSignIn = undefined;
+        entry.localAsk = undefined;
         entry.status = 'connected';
         entry.connectedAt = Date.now();
         setError(entry, undefined);
@@ -285,11 +324,14 @@ export class McpService {
         await connection?.close();
         const failure = worded(error, entry.config.url);
         entry.needsSignIn = Boolean(provider && /needs you to sign in/.test(failure.message));
+        // Only the settings page may allow an address: a run's refusal is only said.
+        entry.localAsk = interactive && failure instanceof McpConnectError && failure.localOrigin ? failure.localOrigin : entry.localAsk;
         entry.status = 'error';
         setError(entry, failure.said);
         this.changed();
         throw failure;
       } finally {
+        mode.interactive = false;
         entry.connecting = undefined;
       }
     })();
@@ -324,12 +366,19 @@ export class McpService {
     const origin = originOf(config.url);
     const label = labelOf(config);
     const problems: string[] = [];
+    // Schemas with a pattern the linear-time engine cannot take (or too large): never validated
+    // with a backtracking RegExp, so not offered.
+    const badPatterns: string[] = [];
     const tools: ToolDefinition[] = [];
     for (const tool of config.tools) {
       const name = entry.names.get(tool.name)!;
       const inputSchema = mcpInputSchema(tool.inputSchema);
       if (!inputSchema) {
         problems.push(`"${oneLine(tool.name, 60)}"`);
+        continue;
+      }
+      if (schemaPatternProblem(inputSchema)) {
+        badPatterns.push(`"${oneLine(tool.name, 60)}"`);
         continue;
       }
       tools.push({
@@ -349,8 +398,13 @@ export class McpService {
         execute: (input: Record<string, unknown>, context) => this.call(config.id, tool.name, input, context.signal),
       });
     }
+    const notOffered = problems.length
+      ? said('mcp.errors.notOffered', { tools: problems.join(', ') })
+      : badPatterns.length
+        ? said('mcp.errors.notOfferedPattern', { tools: badPatterns.join(', ') })
+        : undefined;
     if (!tools.length) {
-      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
+      if (notOffered) setError(entry, notOffered);
       return;
     }
     const plugin: Plugin = {
@@ -363,7 +417,7 @@ export class McpService {
     };
     try {
       entry.disposePlugin = this.options.registry.register(plugin);
-      if (problems.length) setError(entry, said('mcp.errors.notOffered', { tools: problems.join(', ') }));
+      if (notOffered) setError(entry, notOffered);
     } catch (error) {
       setError(entry, said('mcp.errors.toolsRefused', { detail: (error as Error).message }));
     }
@@ -515,11 +569,6 @@ export function parseHeaders(text: string): Record<string, string> {
     headers[name] = value;
   }
   return headers;
-}
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::1';
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -26,6 +26,7 @@ export const serversSchema = z.array(
       }),
     ),
     imported: z.boolean().optional(),
+    allowedOrigins: z.array(z.string()).optional(),
   }),
 ) as z.ZodType<McpServerConfig[]>;
 

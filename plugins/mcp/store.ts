@@ -40,6 +40,9 @@ export const useMcpStore = defineStore('mcp', () => {
   async function reconnect(id: string): Promise<void> {
     servers.value = await sendMessage('reconnectMcpServer', { id });
   }
+  async function allowOrigin(id: string, origin: string): Promise<void> {
+    servers.value = await sendMessage('allowMcpServerOrigin', { id, origin });
+  }
   async function setEnabled(id: string, enabled: boolean): Promise<void> {
     servers.value = await sendMessage('setMcpServerEnabled', { id, enabled });
   }
@@ -51,5 +54,5 @@ export const useMcpStore = defineStore('mcp', () => {
     servers.value = await sendMessage('removeMcpServer', { id });
   }
 
-  return { servers, init, dispose, load, add, setCredentials, reconnect, setEnabled, confirm, remove };
+  return { servers, init, dispose, load, add, setCredentials, reconnect, allowOrigin, setEnabled, confirm, remove };
 });

@@ -19,6 +19,11 @@ export interface McpServerConfig {
    * on its own at start-up.
    */
   imported?: boolean;
+  /**
+   * Origins on the user's own network, other than the server's, that the user allowed for this
+   * server at the settings page (its sign-in's: an authorization server on the intranet).
+   */
+  allowedOrigins?: string[];
 }
 
 /** A tool as the server described it (only what the mapping needs). */
@@ -52,6 +57,12 @@ export interface McpServerView {
   signedIn?: boolean;
   /** The server wants an OAuth sign-in: Reconnect signs in. */
   needsSignIn?: boolean;
+  /**
+   * The sign-in needs an address on the user's own network that is not the server's (`origin`,
+   * and the IP it resolved to or answered from when its name looked public): not contacted; the
+   * user may allow it here.
+   */
+  localAsk?: { origin: string; address?: string };
   connectedAt?: number;
   /** Its address came from a settings file and is not confirmed yet (`McpServerConfig.imported`). */
   imported?: boolean;

@@ -1,3 +1,4 @@
+import { schemaPatternProblem } from '@/core/registry/safe-regex';
 import { oneLine } from '@/core/registry/untrusted';
 import type { WireGroup, WireTool, WireToolList } from './wire';
 
@@ -115,6 +116,13 @@ export function sanitizeList(raw: unknown): WireToolList | null {
       }
       if (depthOf(schema, L.schemaDepth) > L.schemaDepth) {
         note(`Tool "${name}" was dropped: its input schema is nested deeper than ${L.schemaDepth} levels.`);
+        continue;
+      }
+      // Patterns run on the linear-time engine, never a backtracking RegExp: one it cannot take
+      // (lookaround, a backreference, too large) leaves the tool out.
+      const patterns = schemaPatternProblem(schema);
+      if (patterns) {
+        note(`Tool "${name}" was dropped: ${patterns}.`);
         continue;
       }
       const description = str(tool.description);

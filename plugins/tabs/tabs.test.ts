@@ -16,7 +16,7 @@ describe('tabs plugin', () => {
   });
 
   it('list_tabs explains a bad regular expression', async () => {
-    await expect(listTabs.execute({ url_pattern: '([' }, ctx)).rejects.toThrow(/url_pattern is not a valid regular expression/);
+    await expect(listTabs.execute({ url_pattern: '([' }, ctx)).rejects.toThrow(/url_pattern cannot be used: it is not a pattern the engine can take \(missing closing \]/);
   });
 
   it('open_tab only opens web pages', () => {

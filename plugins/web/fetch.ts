@@ -1,6 +1,8 @@
 import { limitText } from '@/core/extract/limit';
 import { untrusted } from '@/core/registry/untrusted';
-import { LocalNetworkError, localNetworkKind } from '@/core/net/local-network';
+import type { ReachHow, ReachVerdict, ToolErrorCode } from '@/core/registry/types';
+import { resolvesLocal, type AddressProbe } from '@/core/net/address';
+import { addressKind, LocalNetworkError, localNetworkKind } from '@/core/net/local-network';
 
 /** What `web_fetch` returns: the contract's five fields, and `summarized` when a prompt was given. */
 export interface WebFetchResult {
@@ -32,20 +34,37 @@ export interface WebFetchDeps {
   /** The request's time limit; 30 s unless a test shortens it. */
   timeoutMs?: number;
   /**
-   * Whether a local-network address (see `local-network.ts`) may be fetched: the model provider's
-   * own address, and the loopback origins the tests allowed. Absent: none may.
+   * Whether a local-network address (see `local-network.ts`) may be fetched without asking: the
+   * origins the user configured (the model providers'), the test-only list, the address the user
+   * allowed for this call. Absent: none may.
    */
   allowLocal?(url: URL): boolean | Promise<boolean>;
   /**
-   * Watches the next request of `url` for a redirect and tells where it points (see
-   * redirects.ts): browsers hide the target of a `redirect: 'manual'` answer from the fetch itself.
-   * Absent (or seeing nothing), a hidden redirect is not followed.
+   * What the browser tells about an address (core/net/address.ts): the addresses a name resolves to
+   * (Firefox), and for each request the address that answered and where a redirect points
+   * (browsers hide the target of a `redirect: 'manual'` answer from the fetch itself). Without a
+   * watch a hidden redirect is not followed; with one, an answer whose address it did not see is
+   * withheld.
    */
-  watchRedirect?: RedirectWatch;
+  probe?: AddressProbe;
+  /**
+   * The approval gate, for addresses the call reaches on its way (`ToolContext.reach`): every
+   * redirect hop before it is requested, and a host whose address turned out to be on the user's
+   * network. Absent (no agent loop): a local address is refused unless `allowLocal` allows it.
+   */
+  reach?(url: string, how: ReachHow): Promise<ReachVerdict>;
 }
 
-/** A watch set on one address before it is requested; `location` is the redirect's target, if seen. */
-export type RedirectWatch = (url: string) => { location(): Promise<string | null>; stop(): void };
+/** The gate said no to an address reached mid-call: the call fails with the gate's code and words. */
+export class ReachRefusedError extends Error {
+  override name = 'ReachRefusedError';
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Redirects followed at most; each hop is checked like the first address. */
 export const MAX_REDIRECTS = 10;
@@ -163,13 +182,15 @@ function describeNetworkError(url: URL, error: unknown): string {
 export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: WebFetchDeps): Promise<WebFetchResult> {
   const url = checkFetchUrl(input.url);
   const limitMs = deps.timeoutMs ?? FETCH_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(limitMs);
+  // The time limit is the network's: it stops while the user is asked about an address.
+  const timeout = new Deadline(limitMs);
   let response: Response;
   try {
-    response = await fetchHops(url, AbortSignal.any([signal, timeout]), deps);
+    response = await fetchHops(url, AbortSignal.any([signal, timeout.signal]), deps, timeout);
   } catch (error) {
-    if (error instanceof LocalNetworkError || signal.aborted) throw error;
-    if (timeout.aborted) throw new Error(`${url.href} did not answer within ${limitMs / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
+    timeout.stop();
+    if (error instanceof LocalNetworkError || error instanceof ReachRefusedError || signal.aborted) throw error;
+    if (timeout.signal.aborted) throw new Error(`${url.href} did not answer within ${limitMs / 1000} s, so the request was stopped. The site may be slow or down: try again later or use another source.`);
     throw new Error(describeNetworkError(url, error));
   }
   const finalUrl = (response as Response & { hopUrl?: string }).hopUrl ?? (response.url || url.href);
@@ -185,8 +206,10 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
     body = await readBody(response);
   } catch (error) {
     if (signal.aborted) throw error;
-    if (timeout.aborted) throw new Error(`${finalUrl} was still sending after ${limitMs / 1000} s, so the request was stopped. Try again later or use another source.`);
+    if (timeout.signal.aborted) throw new Error(`${finalUrl} was still sending after ${limitMs / 1000} s, so the request was stopped. Try again later or use another source.`);
     throw new Error(`The answer from ${finalUrl} broke off while it was read (${(error as Error)?.message ?? error}). Try again.`);
+  } finally {
+    timeout.stop();
   }
   const kind = classify(mime, body.bytes);
   const contentType = mime || (kind === 'html' ? 'text/html' : kind === 'json' ? 'application/json' : kind === 'text' ? 'text/plain' : 'application/octet-stream');
@@ -225,35 +248,137 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   return { url: input.url, content_type: contentType, content: untrusted(finalUrl, limited.text), truncated: limited.truncated || body.cut, final_url: finalUrl };
 }
 
-async function checkLocal(url: URL, deps: WebFetchDeps, from?: string): Promise<void> {
-  const kind = localNetworkKind(url);
-  if (kind && !(await deps.allowLocal?.(url))) throw new LocalNetworkError(url.href, kind, from);
+/** A time limit that can stop while the user is asked (the clock of the network only). */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private left: number;
+  private since = 0;
+
+  constructor(ms: number) {
+    this.left = ms;
+    this.resume();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  pause(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.left -= Date.now() - this.since;
+  }
+
+  resume(): void {
+    if (this.timer !== undefined || this.controller.signal.aborted) return;
+    this.since = Date.now();
+    this.timer = setTimeout(() => this.controller.abort(new DOMException('The time limit passed.', 'TimeoutError')), Math.max(0, this.left));
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** What one hop's checks found out, for the answer's check. */
+interface HopState {
+  /** The address may be reached without asking (configured, allowed by the tests, the user's yes). */
+  cleared: boolean;
+}
+
+/**
+ * The checks of one address before it is requested: a local name or a name that resolves to a
+ * local address (Firefox) is requested only when allowed (`allowLocal`) or when the gate says yes;
+ * every redirect hop goes to the gate (`reach`) whatever its address, which applies the outbound
+ * rule to it. Without a gate, local addresses are refused and public hops pass.
+ */
+async function checkBeforeRequest(url: URL, deps: WebFetchDeps, clock: Deadline, from?: string): Promise<HopState> {
+  const nameKind = localNetworkKind(url);
+  const allowed = async () => Boolean(await deps.allowLocal?.(url));
+  let cleared = nameKind !== null && (await allowed());
+  if (nameKind && !cleared && !(from && deps.reach)) throw new LocalNetworkError(url.href, nameKind, from);
+  const resolved = nameKind ? null : await resolvesLocal(deps.probe, url.hostname);
+  if (resolved && (await allowed())) cleared = true;
+  // The address to name on the card: the one the name resolved to, or the host itself when it is
+  // an IP address on the user's network (a redirect to http://192.168.1.1/).
+  const literal = nameKind && !cleared && addressKind(url.hostname) ? url.hostname.replace(/^\[|\]$/g, '') : undefined;
+  const localAddress = resolved && !cleared ? resolved.ip : literal;
+  if (!deps.reach) {
+    if (resolved && !cleared) throw new LocalNetworkError(url.href, resolved.kind, from, resolved.ip);
+    return { cleared };
+  }
+  if (from || localAddress) {
+    await askGate(url, { ...(from ? { redirectFrom: from } : {}), ...(localAddress ? { localAddress } : {}) }, deps, clock);
+    // A yes to a local name or address is the user's: the answer from there is theirs to read.
+    if (nameKind || localAddress) cleared = true;
+  }
+  return { cleared };
+}
+
+/**
+ * The check of an answer: where it came from (the browser's report). An answer from a local
+ * address that was not cleared before the request (Chrome cannot resolve first) is withheld until
+ * the gate says yes; without a gate it is refused unless allowed.
+ */
+async function checkAnswer(url: URL, ip: string | null, state: HopState, deps: WebFetchDeps, clock: Deadline, from?: string): Promise<void> {
+  if (state.cleared) return;
+  if (ip === null) {
+    throw new Error(`The browser did not report which address answered ${url.href}, so its answer was withheld: web_fetch reads an answer only once it knows it does not come from the user's own network. Try again.`);
+  }
+  const kind = addressKind(ip);
+  if (!kind || (await deps.allowLocal?.(url))) return;
+  if (!deps.reach) throw new LocalNetworkError(url.href, kind, from, ip, true);
+  await askGate(url, { ...(from ? { redirectFrom: from } : {}), localAddress: ip }, deps, clock);
+}
+
+async function askGate(url: URL, how: ReachHow, deps: WebFetchDeps, clock: Deadline): Promise<void> {
+  clock.pause();
+  let verdict: ReachVerdict;
+  try {
+    verdict = await deps.reach!(url.href, how);
+  } finally {
+    clock.resume();
+  }
+  if (!verdict.ok) throw new ReachRefusedError(verdict.code, verdict.error);
 }
 
 /**
  * GETs `url`, following redirects itself (at most `MAX_REDIRECTS`) so that every hop's address
  * is checked before it is requested: a public page must not redirect the agent into the user's
- * network. Chromium and Firefox hide a redirect's target from extensions (an `opaqueredirect`
- * answer, no Location): there the target comes from `deps.watchRedirect`, and a redirect whose
- * target nobody saw is not followed.
+ * network, nor carry data to a site the gate would ask about. Chromium and Firefox hide a
+ * redirect's target from extensions (an `opaqueredirect` answer, no Location): there the target
+ * comes from the probe's watch, and a redirect whose target nobody saw is not followed. Every
+ * answer's address is checked too, where the browser reports it.
  */
-async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps): Promise<Response> {
+async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps, clock: Deadline): Promise<Response> {
   const init: RequestInit = {
     method: 'GET',
     redirect: 'manual',
     // The agent must not act with the user's sessions on a URL it was handed: no cookies.
     credentials: 'omit',
+    // Every answer comes from the network, so the browser reports its address (a cached one has none).
+    cache: 'no-store',
     headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
     signal,
   };
   let url = first;
   let from: string | undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    await checkLocal(url, deps, from);
-    const watch = deps.watchRedirect?.(url.href);
+    const state = await checkBeforeRequest(url, deps, clock, from);
+    const watch = deps.probe?.watch?.(url.href);
     let location: string | null;
     try {
       const response = await deps.fetch(url.href, init);
+      // Where the answer came from, before anything of it is used (its body, its redirect).
+      if (watch) {
+        await checkAnswer(url, await watch.address(), state, deps, clock, from).catch((error: unknown) => {
+          void response.body?.cancel().catch(() => undefined);
+          throw error;
+        });
+      }
       if (response.type === 'opaqueredirect') {
         location = (await watch?.location()) ?? null;
         if (location === null) {

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { webRequestRedirects } from './redirects';
 import { summarize } from '@/core/agent/summarize';
+import { browserAddressProbe } from '@/core/net/address';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
@@ -32,12 +32,14 @@ export const webFetchTool = defineTool<FromSchema<typeof webSchemas.web_fetch>, 
   timeoutMs: FETCH_TIMEOUT_MS + SUMMARY_ALLOWANCE_MS,
   // A request to any address: what it sends (the URL itself) leaves the browser.
   annotations: { readOnly: true, destructive: false, openWorld: true, target: (input: { url: string }) => ({ url: input.url }) },
-  execute: (input, { signal, service, conversationId, approvedUrl }) =>
+  execute: (input, { signal, service, conversationId, approvedUrl, reach }) =>
     webFetch(input, signal, {
       ...service.fetch,
       // An address on the user's own network is fetched when the user allowed this call to reach
       // it (the approval gate asked), else only where the plugin allows it (the providers, tests).
       allowLocal: async (url) => sameOrigin(approvedUrl, url) || Boolean(await service.fetch.allowLocal?.(url)),
+      // Redirect hops, and a name that leads into the user's network, go to the gate on the way.
+      ...(reach ? { reach } : {}),
       summarize: (request) => service.summarize(request, conversationId),
     }),
 });
@@ -69,8 +71,10 @@ export const webPlugin = definePlugin<WebService>({
   setup(ctx) {
     // The user's model providers (a local Ollama, say) are theirs to reach.
     const allowLocal = localAllowList(ctx.storage, ctx.configuredOrigins);
+    const probe = browserAddressProbe();
     const search = new SearchService(searchStore(ctx.storage), {
       fetch: (input, init) => fetch(input, init),
+      probe,
       parsePage: (engine, html, url) => ctx.offscreen(webJobs, 'parseSearchPage', { engine, html, url }),
     });
     ctx.handle('getSearchSettings', () => search.view());
@@ -82,7 +86,7 @@ export const webPlugin = definePlugin<WebService>({
         fetch: {
           fetch: (url, init) => fetch(url, init),
           allowLocal,
-          watchRedirect: webRequestRedirects(),
+          probe,
           htmlToMarkdown: async (html, url) => (await ctx.offscreen(webJobs, 'extractHtml', { html, url })).markdown,
           summarize: async (request) => summarize(await ctx.getModelClient(), request),
         },

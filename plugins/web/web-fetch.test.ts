@@ -248,7 +248,7 @@ describe('web_fetch', () => {
         requested.push(String(input));
         return String(input).endsWith('/hidden') ? opaque : fetch(input, init);
       },
-      watchRedirect: (url) => ({ location: async () => (url.endsWith('/hidden') ? target : null), stop: () => undefined }),
+      probe: { watch: (url) => ({ location: async () => (url.endsWith('/hidden') ? target : null), address: async () => '203.0.113.7', stop: () => undefined }) },
     });
     const signal = new AbortController().signal;
     expect(await rejects(webFetch({ url: `${base}/hidden` }, signal, deps(hidden('http://192.168.1.1/admin'))))).toMatch(/192\.168\.1\.1\/admin points at the local network .*a redirect from .*\/hidden/);

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { ALLOW_ONCE, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const SECRET = 'ada.lovelace@example.com, card 4111 1111 1111 1111';
 
@@ -41,7 +41,7 @@ async function waitForCard(sidebar, re, { timeout = 20_000 } = {}) {
     const shown = await cards(sidebar);
     const card = shown.find((text) => re.test(text));
     if (card) return card;
-    if (shown.length) await sidebar.raw.click('[data-approval] button[data-answer="once"]').catch(() => undefined);
+    if (shown.length) await sidebar.raw.click(ALLOW_ONCE).catch(() => undefined);
     if (Date.now() > deadline) throw new Error(`No approval card matching ${re}; the sidebar shows:\n${(await sidebar.text('main')).slice(0, 1500)}`);
     await new Promise((r) => setTimeout(r, 150));
   }
@@ -111,7 +111,9 @@ for (const browserName of selectedBrowsers()) {
       const fullUrl = `${stealUrl}?data=${encodeURIComponent(SECRET)}`;
       const card = await waitForCard(sidebar, /web_fetch/);
       assert.ok(card.includes(fullUrl), `the card shows the full address:\n${card}`);
-      assert.match(card, /read private data/);
+      // Why, in words: where the data goes and what was read (the list of tabs, the inbox's site).
+      const why = card.split('\n').find((line) => line.startsWith('This sends data to')) ?? '';
+      assert.ok(why.startsWith(`This sends data to 127.0.0.1:${attacker.port} after reading `) && why.endsWith(`${new URL(site.origin).host}.`), `the card says why:\n${card}`);
       await sidebar.screenshot(screenshotPath(browserName, 'approval-outbound'));
       const before = model.requests.length;
       await sidebar.click('button', 'Deny');

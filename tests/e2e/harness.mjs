@@ -293,9 +293,17 @@ function driver(raw, impl) {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    /** Clicks the element; if the UI re-rendered it between finding and clicking, finds it again. */
+    /**
+     * Clicks the element; if the UI re-rendered it between finding and clicking, finds it again.
+     * A control marked `aria-disabled` (an approval card's buttons before it is armed) is waited
+     * for, not clicked: Playwright does so on its own, and the Firefox driver does it here too.
+     */
     async click(role, name, options) {
-      await retry(async () => impl.click(await d.find(role, name, options)));
+      await retry(async () => {
+        const selector = await d.find(role, name, options);
+        await impl.waitForFunction((s) => !document.querySelector(s)?.closest('[aria-disabled="true"]'), selector, options?.timeout ?? 15_000);
+        await impl.click(selector);
+      });
     },
     async fill(label, text, options) {
       await retry(async () => impl.fill(await d.find('textbox', label, options), text));

@@ -30,17 +30,20 @@ export async function openSidebar(h, { autoApprove = true } = {}) {
   return sidebar;
 }
 
-/** Waits for an approval card and returns its text (the tool, the site, why it asks, the arguments). */
+/** Waits for an approval card that takes answers and returns its text (the tool, the site, why it asks, the arguments). */
 export async function nextApproval(sidebar, { timeout = 20_000 } = {}) {
   await sidebar.waitFor((sel) => Boolean(document.querySelector(sel)), ALLOW_ONCE, { timeout });
-  return sidebar.evaluate(() => document.querySelector('[data-approval]').textContent.replace(/\s+/g, ' ').trim());
+  return sidebar.evaluate((sel) => document.querySelector(sel).closest('[data-approval]').textContent.replace(/\s+/g, ' ').trim(), ALLOW_ONCE);
 }
 
-/** The Allow once button of an approval card. */
-export const ALLOW_ONCE = '[data-approval] button[data-answer="once"]';
+/**
+ * The Allow once button of an approval card that takes answers: a card's buttons do nothing until
+ * it has been on screen for a moment (`data-armed` then), so clicks wait for this.
+ */
+export const ALLOW_ONCE = '[data-approval][data-armed] button[data-answer="once"]';
 
 /**
- * Clicks Allow once on each approval card the page shows, until the page is closed. Returns the
+ * Clicks Allow once on each approval card the page shows, once it is armed, until the page is closed. Returns the
  * function that stops it; `page.approved` counts the clicks, `page.approvals` keeps each card's text.
  */
 export function approveAll(page) {

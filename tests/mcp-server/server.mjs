@@ -11,11 +11,22 @@
 // - `unlock_secret {}` → adds the tool `read_secret` and sends `tools/list_changed`;
 // - `get_chart {city}` → text, an image (a 1×1 PNG, `CHART_PNG`) and a resource link;
 // - `read_secret` (after unlock) → text.
+// With `{ hostile: true }`, tools whose schemas carry patterns built to backtrack (declared in the
+// JSON Schema only, through zod's `.meta`, so this server never runs them itself):
+// - `check_code {code}`: `code` must match `^(a+)+$`;
+// - `lookahead_code {code}`: `code` must match `^(?=a)a+$` (lookahead, no linear-time match);
+// - `echo_code {length}` → structured content `{code: "a"×length + "!", labels: {"b"×length + "!": "x"}}`
+//   against an output schema whose `code` must match `^(a+)+$` and whose `labels` keys go by
+//   `patternProperties` `^(b+)+$`.
 // With `{ token }` every request needs `Authorization: Bearer <token>` (401 otherwise).
 // With `{ oauth: true }` the server is also its own OAuth 2.1 authorization server: protected
 // resource and authorization server metadata, dynamic client registration, `/authorize` (approves
 // at once: 302 back to the redirect URI with a code), `/token` (PKCE S256 checked; refresh tokens);
-// access tokens last `tokenTtlSeconds` (default 3600).
+// access tokens last `tokenTtlSeconds` (default 3600). `state.authRequired` (true with `oauth`)
+// can be switched at run time; `state.oauthMetadata` overrides fields of both metadata documents
+// (`resource_metadata` too: the address the 401 names), to point them elsewhere. `{ host }`: the
+// name the server calls itself by (a TEST_HOSTS name that resolves to 127.0.0.1), else 127.0.0.1.
+// `state.requests` lists every request as `METHOD /path`.
 
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -29,10 +40,10 @@ import * as z from 'zod';
 export const CHART_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /**
- * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number }} [options]
+ * @param {{ port?: number, legacy?: boolean, token?: string, name?: string, oauth?: boolean, tokenTtlSeconds?: number, host?: string, hostile?: boolean }} [options]
  */
 export async function startMcpServer(options = {}) {
-  const state = { unlocked: false, calls: [], cancelled: [], oauth: { clients: new Map(), codes: new Map(), tokens: new Map(), refreshes: new Map(), issued: 0, refreshed: 0 } };
+  const state = { unlocked: false, calls: [], cancelled: [], requests: /** @type {string[]} */ ([]), authRequired: Boolean(options.oauth), oauthMetadata: /** @type {Record<string, unknown>} */ ({}), oauth: { clients: new Map(), codes: new Map(), tokens: new Map(), refreshes: new Map(), issued: 0, refreshed: 0 } };
   /** Every live McpServer (one per session), to tell each about a changed list. */
   const servers = new Set();
   const sockets = new Set();
@@ -115,9 +126,35 @@ export async function startMcpServer(options = {}) {
         };
       },
     );
+    if (options.hostile) addHostileTools(server);
     if (state.unlocked) addSecretTool(server);
     servers.add(server);
     return server;
+  }
+
+  function addHostileTools(server) {
+    const backtracking = z.string().meta({ pattern: '^(a+)+$' });
+    server.registerTool('check_code', { description: 'Checks a code.', inputSchema: { code: backtracking } }, async ({ code }) => {
+      state.calls.push({ tool: 'check_code', code });
+      return { content: [{ type: 'text', text: `Code ${code} is fine.` }] };
+    });
+    server.registerTool('lookahead_code', { description: 'Checks a code, with lookahead.', inputSchema: { code: z.string().meta({ pattern: '^(?=a)a+$' }) } }, async ({ code }) => {
+      state.calls.push({ tool: 'lookahead_code', code });
+      return { content: [{ type: 'text', text: `Code ${code} is fine.` }] };
+    });
+    server.registerTool(
+      'echo_code',
+      {
+        description: 'Returns a code as structured content.',
+        inputSchema: { length: z.number().int().min(1).max(100_000) },
+        outputSchema: { code: backtracking, labels: z.object({}).passthrough().meta({ patternProperties: { '^(b+)+$': { type: 'number' } } }) },
+      },
+      async ({ length }) => {
+        state.calls.push({ tool: 'echo_code', length });
+        const structured = { code: `${'a'.repeat(length)}!`, labels: { [`${'b'.repeat(length)}!`]: 'x' } };
+        return { content: [{ type: 'text', text: 'A code.' }], structuredContent: structured };
+      },
+    );
   }
 
   function addSecretTool(server) {
@@ -162,7 +199,7 @@ export async function startMcpServer(options = {}) {
   async function handleOAuth(req, res, url) {
     const oauth = state.oauth;
     if (url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
-      json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [origin], bearer_methods_supported: ['header'] });
+      json(res, 200, { resource: `${origin}/mcp`, authorization_servers: [origin], bearer_methods_supported: ['header'], ...state.oauthMetadata });
       return true;
     }
     if (url.pathname === '/.well-known/oauth-authorization-server' || url.pathname === '/.well-known/openid-configuration') {
@@ -175,6 +212,7 @@ export async function startMcpServer(options = {}) {
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
+        ...state.oauthMetadata,
       });
       return true;
     }
@@ -237,12 +275,16 @@ export async function startMcpServer(options = {}) {
   const httpServer = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      state.requests.push(`${req.method} ${url.pathname}`);
       if (options.oauth) {
         if (await handleOAuth(req, res, url)) return;
+      }
+      if (state.authRequired) {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const expires = token ? state.oauth.tokens.get(token) : undefined;
         if (!expires || expires < Date.now()) {
-          json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
+          const metadataUrl = state.oauthMetadata.resource_metadata ?? `${origin}/.well-known/oauth-protected-resource/mcp`;
+          json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': `Bearer resource_metadata="${metadataUrl}"` });
           return;
         }
       }
@@ -311,7 +353,7 @@ export async function startMcpServer(options = {}) {
   });
   await new Promise((resolve) => httpServer.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = httpServer.address();
-  origin = `http://127.0.0.1:${port}`;
+  origin = `http://${options.host ?? '127.0.0.1'}:${port}`;
   let closed = false;
   return {
     port,

@@ -1,3 +1,5 @@
+import { resolvesLocal, type AddressProbe } from '@/core/net/address';
+import { addressKind, localNetworkKind } from '@/core/net/local-network';
 import { isBaiduRedirect, type HtmlEngineId, type SearchPage, type SearchResult } from './parse';
 
 export type { SearchResult } from './parse';
@@ -27,6 +29,8 @@ export const MAX_RESULTS = 10;
 const MAX_QUERY_CHARS = 400;
 const SEARCH_TIMEOUT_MS = 20_000;
 const REDIRECT_TIMEOUT_MS = 6_000;
+/** Baidu's own redirect hops followed at most for one result link. */
+const MAX_BAIDU_HOPS = 5;
 
 /** A search that failed; the message names the engine and says what to do. */
 export class SearchError extends Error {
@@ -53,6 +57,12 @@ export interface SearchDeps {
   fetch: typeof fetch;
   /** Reads an HTML results page; needs a DOM (see core/dom). */
   parsePage(engine: HtmlEngineId, html: string, url: string): Promise<SearchPage>;
+  /**
+   * What the browser tells about addresses (core/net/address.ts): Baidu's redirect links are
+   * followed hop by hop, and a hop whose address is on the user's network is not requested (or its
+   * answer not used). Absent outside a browser.
+   */
+  probe?: AddressProbe;
 }
 
 /** 5 by default; anything above 10 is 10, anything below 1 is 1. Larger asks are clamped, not refused. */
@@ -212,27 +222,66 @@ async function searchBaidu(q: string, n: number, config: SearchConfig, deps: Sea
   const pageUrl = response.url || url.href;
   const page = await deps.parsePage('baidu', html, pageUrl);
   const results = fromPage('baidu', page, n);
+  const engineOrigin = new URL(config.endpoint).origin;
   return Promise.all(
-    results.map(async (r) => (isBaiduRedirect(r.url, pageUrl) ? { ...r, url: await followRedirect(r.url, pageUrl, deps, signal) } : r)),
+    results.map(async (r) => (isBaiduRedirect(r.url, pageUrl) ? { ...r, url: await followRedirect(r.url, pageUrl, engineOrigin, deps, signal) } : r)),
   );
 }
 
 /**
- * Follows one of Baidu's `/link?url=…` redirects to where it leads: the final URL of the fetch,
- * or, when Baidu answers with its JavaScript hop page, the address written in it. On failure the
- * wrapped link is kept: it still leads to the page.
+ * Whether one of Baidu's own redirect hops may be requested: http(s), and not on the user's
+ * network by its name or (Firefox) by the address it resolves to. The engine's configured origin
+ * (the real one, or the tests' loopback override) is the user's choice and always may.
  */
-async function followRedirect(link: string, pageUrl: string, deps: SearchDeps, signal: AbortSignal): Promise<string> {
+async function baiduHopAllowed(url: URL, engineOrigin: string, deps: SearchDeps): Promise<boolean> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (url.origin === engineOrigin) return true;
+  return !localNetworkKind(url) && !(await resolvesLocal(deps.probe, url.hostname));
+}
+
+/**
+ * Finds where one of Baidu's `/link?url=…` redirects leads, without visiting it: Baidu's own hops
+ * are followed by hand (`redirect: 'manual'`, at most `MAX_BAIDU_HOPS`), each checked like a
+ * `web_fetch` hop before it is requested and by the address that answered, and the first address
+ * outside Baidu is the result (named to the model, never requested here). When Baidu answers
+ * with its JavaScript hop page, the address written in it. On failure or refusal the wrapped
+ * link is kept: it still leads to the page.
+ */
+async function followRedirect(link: string, pageUrl: string, engineOrigin: string, deps: SearchDeps, signal: AbortSignal): Promise<string> {
   const timeout = AbortSignal.timeout(REDIRECT_TIMEOUT_MS);
   try {
-    const response = await deps.fetch(link, { redirect: 'follow', credentials: 'omit', signal: AbortSignal.any([signal, timeout]) });
-    if (response.url && !isBaiduRedirect(response.url, pageUrl) && /^https?:\/\//i.test(response.url)) {
-      void response.body?.cancel().catch(() => undefined);
-      return response.url;
+    let url = new URL(link);
+    for (let hop = 0; hop < MAX_BAIDU_HOPS; hop++) {
+      if (!(await baiduHopAllowed(url, engineOrigin, deps))) return link;
+      const watch = deps.probe?.watch?.(url.href);
+      try {
+        const response = await deps.fetch(url.href, { redirect: 'manual', credentials: 'omit', cache: 'no-store', signal: AbortSignal.any([signal, timeout]) });
+        if (watch && url.origin !== engineOrigin) {
+          const ip = await watch.address();
+          if (ip === null || addressKind(ip)) {
+            void response.body?.cancel().catch(() => undefined);
+            return link;
+          }
+        }
+        let location: string | null = null;
+        if (response.type === 'opaqueredirect') location = (await watch?.location()) ?? null;
+        else if (response.status >= 300 && response.status < 400) location = response.headers.get('location');
+        if (location === null) {
+          if (response.type === 'opaqueredirect' || !response.ok) return link;
+          const page = (await response.text()).slice(0, 4000);
+          const found = /(?:location\.replace\(|URL=)['"]?(https?:\/\/[^'")\s>]+)/i.exec(page)?.[1];
+          return found && !isBaiduRedirect(found, pageUrl) ? found : link;
+        }
+        void response.body?.cancel().catch(() => undefined);
+        const next = new URL(location, url);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') return link;
+        if (!isBaiduRedirect(next.href, pageUrl)) return next.href;
+        url = next;
+      } finally {
+        watch?.stop();
+      }
     }
-    const hop = (await response.text()).slice(0, 4000);
-    const found = /(?:location\.replace\(|URL=)['"]?(https?:\/\/[^'")\s>]+)/i.exec(hop)?.[1];
-    return found && !isBaiduRedirect(found, pageUrl) ? found : link;
+    return link;
   } catch {
     return link;
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { said, SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
+import { isLoopbackHost } from '@/core/net/local-network';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
 import { DEFAULT_ENDPOINTS, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
 
@@ -125,7 +126,7 @@ export const TEST_ENDPOINTS_NAME = 'test.searchEndpoints';
 export function isLoopbackEndpoint(value: string): boolean {
   try {
     const url = new URL(value);
-    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
   } catch {
     return false;
   }
@@ -136,7 +137,7 @@ export function isLoopbackEndpoint(value: string): boolean {
  * it: they write `{engine: url}` as JSON under `web.test.searchEndpoints` in the `secrets` table
  * from an extension page (see tests/e2e/web.test.mjs). No message, setting or UI reads or writes
  * that entry, web pages and content scripts cannot reach the extension's IndexedDB, and only
- * loopback (127.0.0.1 / localhost) addresses are taken, anything else is ignored.
+ * loopback (127/8, localhost, ::1) addresses are taken, anything else is ignored.
  */
 export async function searchEndpoints(store: SearchStore): Promise<Record<SearchEngineId, string>> {
   const endpoints = { ...DEFAULT_ENDPOINTS };
