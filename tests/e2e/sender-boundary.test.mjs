@@ -94,6 +94,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['reconnectMcpServer', { id: 'evil' }],
     ['setMcpServerEnabled', { id: 'evil', enabled: true }],
     ['confirmMcpServer', { id: 'evil' }],
+    ['allowMcpServerOrigin', { id: 'evil', origin: 'http://192.168.1.1' }],
     ['removeMcpServer', { id: 'evil' }],
     // Page tools: the site's own permission.
     ['decidePageTools', { origin: evil, decision: 'always' }],
