@@ -291,14 +291,40 @@ export class ToolRegistry {
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // The call's clock stops while the user is asked about an address it reaches mid-way (`reach`).
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onTimeout: () => void = () => undefined;
+    let remaining = timeoutMs;
+    let since = Date.now();
+    let asking = 0;
+    const startClock = () => {
+      since = Date.now();
+      timer = setTimeout(() => onTimeout(), remaining);
+    };
+    const reach = options.context?.reach;
+    const context: ToolContext = { ...options.context, signal: controller.signal, service };
+    if (reach) {
+      context.reach = async (url, how) => {
+        if (asking++ === 0) {
+          clearTimeout(timer);
+          remaining = Math.max(0, remaining - (Date.now() - since));
+        }
+        try {
+          // Bound to this call: a call stopped or timed out withdraws its card.
+          return await reach(url, how, controller.signal);
+        } finally {
+          if (--asking === 0 && !controller.signal.aborted) startClock();
+        }
+      };
+    }
     try {
       const outcome = await Promise.race([
         Promise.resolve()
-          .then(() => tool.execute(args, { ...options.context, signal: controller.signal, service }))
+          .then(() => tool.execute(args, context))
           .then((output) => ({ kind: 'done' as const, output })),
         new Promise<{ kind: 'timeout' }>((resolve) => {
-          timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+          onTimeout = () => resolve({ kind: 'timeout' });
+          startClock();
         }),
         new Promise<{ kind: 'aborted' }>((resolve) => {
           controller.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
