@@ -31,6 +31,11 @@ export interface PageToolsOptions {
   permissions: SitePermissionStore;
   /** Called whenever what `views()` returns may have changed. */
   onChange?(): void;
+  /**
+   * The tabs in play in a conversation (the core's rule, `PluginContext.conversations.tabsInPlay`):
+   * `list_page_tools` without a tab lists only theirs, as only their tools are offered.
+   */
+  tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<ReadonlySet<number>>;
 }
 
 interface Mapped {
@@ -235,6 +240,16 @@ export class PageToolsManager {
         })),
       })),
     };
+  }
+
+  /** The tabs in play in a conversation (see `PageToolsOptions.tabsInPlay`). */
+  tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<ReadonlySet<number>> {
+    return this.options.tabsInPlay(conversationId, boundTab);
+  }
+
+  /** The tab the user is looking at (the sidebar opened in a tab skipped), when known. */
+  async userTab(): Promise<number | undefined> {
+    return this.options.registry.userTab?.().catch(() => undefined);
   }
 
   listPermissions(): SitePermission[] {
