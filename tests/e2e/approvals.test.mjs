@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { configureProvider, lastAnswer, openSidebar, sendMessage, untrustedJson, waitForIdle } from './helpers.mjs';
 
 const SECRET = 'ada.lovelace@example.com, card 4111 1111 1111 1111';
 
@@ -90,7 +90,7 @@ for (const browserName of selectedBrowsers()) {
         const results = toolTexts(req);
         if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (results.length === 1) {
-          const tab = JSON.parse(results[0]).find((t) => t.url.endsWith('/inbox.html'));
+          const tab = untrustedJson(results[0]).find((t) => t.url.endsWith('/inbox.html'));
           return { toolCalls: [{ name: 'get_tab_content', arguments: { tab_id: tab.tab_id } }] };
         }
         if (results.length === 2) {
@@ -172,8 +172,8 @@ for (const browserName of selectedBrowsers()) {
         const results = toolTexts(req);
         if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         const n = req.messages.filter((m) => m.role === 'user').length;
-        if (req.last?.role === 'tool' && req.last && contentText(req.last).startsWith('[')) {
-          const tab = JSON.parse(contentText(req.last)).find((t) => t.url.endsWith('/inbox.html'));
+        if (req.last?.role === 'tool' && req.last && /open tabs/.test(contentText(req.last))) {
+          const tab = untrustedJson(contentText(req.last)).find((t) => t.url.endsWith('/inbox.html'));
           return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', tab_id: tab.tab_id, code } }] };
         }
         return { text: `Script ${n}: ${results.at(-1)}` };
