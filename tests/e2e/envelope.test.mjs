@@ -45,6 +45,18 @@ const ENVELOPE_SPANS = /<<<UNTRUSTED BEGIN ([0-9a-f]{16})[^]*?<<<UNTRUSTED END \
 /** What a text says outside every envelope. */
 const outsideEnvelopes = (text) => text.replace(ENVELOPE_SPANS, '');
 
+/**
+ * What a tool listed, as a tolerant model reads it: inside the envelope, or plain JSON. The scripts
+ * use it, so a build without the envelope still runs to the end and the assertions say what leaked.
+ */
+const readListing = (text) => {
+  try {
+    return untrustedJson(text);
+  } catch {
+    return JSON.parse(text);
+  }
+};
+
 const toolMessages = (req) => req.messages.filter((m) => m.role === 'tool').map((m) => contentText(m));
 const lastCall = (req) => [...req.messages].reverse().find((m) => m.role === 'assistant' && m.tool_calls?.length)?.tool_calls.at(-1)?.function?.name;
 
@@ -62,10 +74,15 @@ async function waitForCard(sidebar, re, timeout = 30_000) {
   }
 }
 
-/** Answers the (one) approval card shown: 'once' or 'deny'. */
+/**
+ * Answers the first approval card shown ('once' or 'deny') and waits until that card has gone. The
+ * next call's card can follow within milliseconds (with the same words, for the same call again):
+ * the card answered is told apart by its element (cards are keyed by their approval's id).
+ */
 async function answerCard(sidebar, answer) {
-  await sidebar.raw.click(`[data-approval] button[data-answer="${answer}"]`);
-  await sidebar.waitFor(() => !document.querySelector('[data-approval]'), undefined, { timeout: 10_000 });
+  await sidebar.evaluate(() => document.querySelector('[data-approval]').setAttribute('data-test-answering', ''));
+  await sidebar.raw.click(`[data-approval][data-test-answering] button[data-answer="${answer}"]`);
+  await sidebar.waitFor(() => !document.querySelector('[data-test-answering]'), undefined, { timeout: 10_000 });
 }
 
 for (const browserName of selectedBrowsers()) {
@@ -130,7 +147,7 @@ for (const browserName of selectedBrowsers()) {
         const n = toolMessages(req).length;
         if (n === 0) return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (n === 1) {
-          tabId = untrustedJson(toolMessages(req)[0]).find((t) => t.url.endsWith('/inject.html')).tab_id;
+          tabId = readListing(toolMessages(req)[0]).find((t) => t.url.endsWith('/inject.html')).tab_id;
           return { toolCalls: [{ name: 'get_tab_content', arguments: { tab_id: tabId } }] };
         }
         if (n === 2) return { toolCalls: [{ name: 'execute_script', arguments: { target: 'page', tab_id: tabId, code: 'explain()' } }] };
@@ -192,7 +209,7 @@ for (const browserName of selectedBrowsers()) {
         const n = toolMessages(req).length;
         if (n === 0) return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (n === 1) {
-          const tabs = untrustedJson(toolMessages(req)[0]);
+          const tabs = readListing(toolMessages(req)[0]);
           backTab = tabs.find((t) => t.url.endsWith('/back.html')).tab_id;
           frontTab = tabs.find((t) => t.url.endsWith('/front.html')).tab_id;
           return { toolCalls: [{ name: 'list_page_tools', arguments: {} }] };
@@ -250,7 +267,7 @@ for (const browserName of selectedBrowsers()) {
         const name = (tool) => req.toolNames.find((t) => new RegExp(`^page\\d+_${tool}$`).test(t));
         if (n === 0) return { toolCalls: [{ name: 'list_page_tools', arguments: {} }] };
         if (n === 1) {
-          topTab = untrustedJson(toolMessages(req)[0]).tabs[0]?.tab_id;
+          topTab = readListing(toolMessages(req)[0]).tabs[0]?.tab_id;
           return { toolCalls: [{ name: 'list_page_tools', arguments: { tab_id: topTab } }] };
         }
         // A model that read about the frame's tool elsewhere tries its name anyway.
