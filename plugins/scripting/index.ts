@@ -132,10 +132,20 @@ export function toScriptResult(outcome: CodeOutcome, where: Omit<ScriptResult, '
         throw new Error(page ? `The script did not finish in the page${reported}${before}` : `${error}${before}`);
     }
   }
-  const result: ScriptResult = { ...where, result: outcome.value === undefined ? null : said('value', outcome.value) };
+  // In the envelope the value is JSON text, a string quoted like any ("5" and 5 stay apart).
+  const result: ScriptResult = { ...where, result: outcome.value === undefined ? null : page ? said('value', asJson(outcome.value)) : outcome.value };
   if (outcome.value === undefined) result.note = 'The code gave no value (undefined): end it with an expression, or return one.';
   if (logs.length) result.logs = page ? [said('console output', logs.join('\n')) as string] : logs;
   return result;
+}
+
+/** A value as JSON text; what JSON cannot hold (a page's forged answer: a BigInt, a cycle) as a string. */
+function asJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
 }
 
 async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
