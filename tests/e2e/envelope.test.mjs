@@ -189,7 +189,9 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(Number(cut[3]) > ERROR_CHARS, `the page threw ${cut[3]} characters`);
       assert.match(unwrapUntrusted(cut[1]).content, new RegExp(`^Error: Inbox .*${PHRASE}.*ZZZZ+$`));
       console.log(`[envelope] ${browserName}: a ${cut[3]}-character page error reached the model as ${thrown.length} characters`);
-      // The card shows the result as the model read it: capped too.
+      // The card shows the error as the model read it: capped too.
+      await sidebar.raw.click('details.tool[data-tool="execute_script"] summary');
+      await sidebar.waitForText('[Error cut: it was', { within: 'main' });
       await sidebar.screenshot(screenshotPath(browserName, 'envelope-hostile-title'));
       await sidebar.close();
       await page.close();
