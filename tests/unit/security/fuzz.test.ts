@@ -170,7 +170,7 @@ describe('security: fuzzing every built-in tool', () => {
           throw new Error('No offscreen document in the fuzz test.');
         }) as PluginContext['offscreen'],
         onStartup: () => undefined,
-        conversations: { onDeleted: () => undefined },
+        conversations: { onDeleted: () => undefined, tabsInPlay: async () => new Set<number>() },
         setBadgeCount: () => undefined,
       };
       const setup = plugin.setup?.(ctx);
