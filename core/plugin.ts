@@ -86,6 +86,12 @@ export interface PluginContext {
   conversations: {
     /** A conversation is being deleted (its run has stopped): drop what the plugin keeps for it. */
     onDeleted(listener: (conversationId: string) => void | Promise<void>): void;
+    /**
+     * The tabs in play in a conversation (`core/agent/offered-tabs.ts` `tabsInPlay`, over its
+     * stored messages): the user's tab, `boundTab` (a sub-agent's), and the tabs its calls that
+     * ran named. Without a conversation, the user's tab and `boundTab` only.
+     */
+    tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<Set<number>>;
   };
   /**
    * **Delete all data** (Settings → Data): drop everything the plugin keeps outside the core's

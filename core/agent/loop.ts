@@ -574,7 +574,7 @@ async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: To
         ...(approvedUrl ? { approvedUrl } : {}),
         ...(pinnedTab !== undefined ? { tabId: pinnedTab } : {}),
         // Addresses the call reaches on its way (redirect hops, a server on the user's network) go to the same gate.
-        ...(gate?.reach && gated ? { reach: (url: string, how: ReachHow) => gate.reach!(gated!, note, url, how, signal) } : {}),
+        ...(gate?.reach && gated ? { reach: (url: string, how: ReachHow, callSignal?: AbortSignal) => gate.reach!(gated!, note, url, how, callSignal ?? signal) } : {}),
       },
     });
     if (gated) gate?.record?.(gated, note, result);

@@ -3,6 +3,7 @@ import { browser } from 'wxt/browser';
 import { AgentRunner } from '@/core/agent/loop';
 import { userTab } from '@/core/agent/user-tab';
 import { StepTimer, type StepTiming } from '@/core/agent/step-timing';
+import { tabsInPlay } from '@/core/agent/offered-tabs';
 import { onMessage, type PluginInfo, type ProtocolMap } from '@/core/messaging/protocol';
 import { runOffscreenJob } from '@/core/offscreen/host';
 import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
@@ -149,7 +150,10 @@ export function startBackground({ plugins, bench = false }: BackgroundOptions) {
       registry,
       offscreen: runOffscreenJob,
       onStartup: (task) => void startupTasks.push(task),
-      conversations: { onDeleted: (listener) => void deletedListeners.push(listener) },
+      conversations: {
+        onDeleted: (listener) => void deletedListeners.push(listener),
+        tabsInPlay: async (conversationId, boundTab) => tabsInPlay(registry, conversationId ? await store.messages(conversationId) : [], boundTab),
+      },
       onDeleteAll: (listener) => void deleteAllListeners.push(listener),
       onSettingsImported: (listener) => void importedListeners.push(listener),
     };

@@ -1,6 +1,7 @@
 import { takeAttachments } from './attachments';
 import { toJsonSafe } from './json-safe';
 import { TOOL_THROWN_CODES } from './types';
+import { cutKeepingEnvelopes } from './untrusted';
 import type {
   InputValidator,
   Plugin,
@@ -18,6 +19,12 @@ import type {
 /** Defaults that keep one tool from stalling or flooding a run. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_CHARS = 60_000;
+/**
+ * Characters of an error the model reads: a page's script or a tool can throw megabytes, which
+ * would fill the context (and the stored conversation) with one message. Longer ones are cut,
+ * envelopes closed, with a note.
+ */
+export const MAX_ERROR_CHARS = 4_000;
 
 /**
  * Identity helper for type inference: one tool is one value. Built-in tools must say what they do
@@ -291,14 +298,40 @@ export class ToolRegistry {
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // The call's clock stops while the user is asked about an address it reaches mid-way (`reach`).
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onTimeout: () => void = () => undefined;
+    let remaining = timeoutMs;
+    let since = Date.now();
+    let asking = 0;
+    const startClock = () => {
+      since = Date.now();
+      timer = setTimeout(() => onTimeout(), remaining);
+    };
+    const reach = options.context?.reach;
+    const context: ToolContext = { ...options.context, signal: controller.signal, service };
+    if (reach) {
+      context.reach = async (url, how) => {
+        if (asking++ === 0) {
+          clearTimeout(timer);
+          remaining = Math.max(0, remaining - (Date.now() - since));
+        }
+        try {
+          // Bound to this call: a call stopped or timed out withdraws its card.
+          return await reach(url, how, controller.signal);
+        } finally {
+          if (--asking === 0 && !controller.signal.aborted) startClock();
+        }
+      };
+    }
     try {
       const outcome = await Promise.race([
         Promise.resolve()
-          .then(() => tool.execute(args, { ...options.context, signal: controller.signal, service }))
+          .then(() => tool.execute(args, context))
           .then((output) => ({ kind: 'done' as const, output })),
         new Promise<{ kind: 'timeout' }>((resolve) => {
-          timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+          onTimeout = () => resolve({ kind: 'timeout' });
+          startClock();
         }),
         new Promise<{ kind: 'aborted' }>((resolve) => {
           controller.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true });
@@ -358,14 +391,24 @@ function thrownCode(error: unknown): ToolErrorCode {
 }
 
 function fail(code: Extract<ToolResult, { ok: false }>['code'], error: string): ToolResult {
-  return { ok: false, code, error };
+  return { ok: false, code, error: capError(error) };
+}
+
+/**
+ * An error string as the model reads it: at most `MAX_ERROR_CHARS` characters of it, cut outside
+ * any marker with every envelope it opened closed (a page's words stay inside theirs), then a note.
+ */
+export function capError(error: string, maxChars = MAX_ERROR_CHARS): string {
+  if (error.length <= maxChars) return error;
+  return `${cutKeepingEnvelopes(error, maxChars)}\n[Error cut: it was ${error.length} characters, the limit is ${maxChars}.]`;
 }
 
 /** Cuts an output whose JSON is longer than `maxChars`, and says so in words the model reads. */
 export function capOutput(output: unknown, maxChars: number): ToolResult {
   const json = output === undefined ? '' : JSON.stringify(output);
   if (json.length <= maxChars) return { ok: true, output };
-  const kept = json.slice(0, maxChars);
+  // Cut outside any marker, with every envelope it opened closed: our note stays ours.
+  const kept = cutKeepingEnvelopes(json, maxChars);
   return {
     ok: true,
     truncated: true,

@@ -33,10 +33,11 @@ export interface ToolContext<Service = unknown> {
    * out to be on the user's own network (`localAddress`: the IP it resolved to or answered from).
    * The gate applies the same rules as to a call's first address (the outbound rule, the local
    * network) and may show a card; the tool goes on only on `ok`, and otherwise fails with the
-   * verdict's `code` and `error`. Absent outside an agent loop (unit tests, benchmarks): tools
+   * verdict's `code` and `error`. The registry binds it to the call (its signal withdraws the card;
+   * the call's timeout stops while the user is asked). Absent outside an agent loop (unit tests, benchmarks): tools
    * then apply their own rules alone (a local address is refused unless allowed otherwise).
    */
-  reach?: (url: string, how: ReachHow) => Promise<ReachVerdict>;
+  reach?: (url: string, how: ReachHow, signal?: AbortSignal) => Promise<ReachVerdict>;
   /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
   service: Service;
 }

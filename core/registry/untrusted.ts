@@ -71,3 +71,27 @@ export function unwrapUntrusted(text: unknown): { source: string; content: strin
 export function isUntrusted(text: unknown): boolean {
   return unwrapUntrusted(text) !== null;
 }
+
+const MARKER_IDS = /<<<UNTRUSTED (BEGIN|END) ([0-9a-f]{16})/g;
+
+/**
+ * The first `max` characters of a text that may hold envelopes (a tool's error or output cut for
+ * the model), cut so that no envelope is left open: never inside a marker, never between the two
+ * halves of a surrogate pair, and every envelope begun in the kept part closed after it. So a cut
+ * never lets what follows (our note on the cut, the next message) read as the page's content, and
+ * the page's content never reads as ours. Text within `max` is returned as it is.
+ */
+export function cutKeepingEnvelopes(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let kept = text.slice(0, Math.max(0, max));
+  if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
+  // A marker cut in two goes whole: an unfinished `<<<…` (no `>>>` after it) is dropped.
+  const lastOpen = kept.lastIndexOf('<<<');
+  if (lastOpen >= 0 && !kept.includes('>>>', lastOpen)) kept = kept.slice(0, lastOpen);
+  const open: string[] = [];
+  for (const [, kind, id] of kept.matchAll(MARKER_IDS)) {
+    if (kind === 'BEGIN') open.push(id!);
+    else if (open.includes(id!)) open.splice(open.lastIndexOf(id!), 1);
+  }
+  return kept + open.reverse().map((id) => `\n${UNTRUSTED_MARKER} END ${id}>>>`).join('');
+}

@@ -205,7 +205,7 @@ describe('MCP servers as plugins (a real SDK server on 127.0.0.1)', () => {
     expect(service.views()[0]).toMatchObject({ status: 'error' });
     // The next call tries to connect again, and says why it cannot.
     const again = await registry.invoke('mcp_box_get_weather', { city: 'Oslo' });
-    expect((again as { error: string }).error).toMatch(/The MCP server "Box" cannot be used now: The server at .* cannot be reached/);
+    expect((again as { error: string }).error).toMatch(/The MCP server "Box" cannot be used now\. What was said: <<<UNTRUSTED BEGIN [0-9a-f]{16} [^\n]*>>>\nThe server at .* cannot be reached[^]*\n<<<UNTRUSTED END [0-9a-f]{16}>>>$/);
   });
 
   it('after a restart the last tools are offered at once and connect on the first call', async () => {

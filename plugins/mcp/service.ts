@@ -3,7 +3,7 @@ import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
 import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { isLoopbackHost } from '@/core/net/local-network';
-import { oneLine } from '@/core/registry/untrusted';
+import { oneLine, untrusted } from '@/core/registry/untrusted';
 import type { AddressProbe } from '@/core/net/address';
 import { schemaPatternProblem } from '@/core/registry/safe-regex';
 import { McpConnectError, McpConnection, worded, type McpTransportKind } from './connection';
@@ -433,7 +433,8 @@ export class McpService {
       connection = await raceAbort(this.connect(entry), signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new Error(`The MCP server "${label}" cannot be used now: ${(error as Error).message}`);
+      // A connection error can carry what the server answered (an HTTP body): its words, enveloped.
+      throw new Error(`The MCP server "${label}" cannot be used now. What was said: ${untrusted(`connection error of the MCP server "${label}" (${entry.config.url})`, (error as Error).message)}`);
     }
     let result;
     try {
@@ -443,10 +444,12 @@ export class McpService {
       const message = (error as Error).message ?? String(error);
       // A JSON-RPC error is the server's answer; anything else (a network error) may mean it is gone.
       if (!(error instanceof McpError)) await connection.check();
+      // The server's words (a JSON-RPC error's message, an HTTP body the SDK quotes): enveloped.
+      const said = untrusted(`error from the MCP server "${label}" (${entry.config.url}) calling "${toolName}"`, oneLine(message, 2000));
       if (!connection.alive) {
-        throw new Error(`The MCP server "${label}" (${entry.config.url}) went away while running "${toolName}": ${oneLine(message, 200)}. The call did not finish; tell the user the server is not reachable.`);
+        throw new Error(`The MCP server "${label}" (${entry.config.url}) went away while running "${toolName}". The call did not finish; tell the user the server is not reachable. What was said: ${said}`);
       }
-      throw new Error(`The MCP server "${label}" could not run "${toolName}": ${oneLine(message, 500)}`);
+      throw new Error(`The MCP server "${label}" could not run "${toolName}". What it said: ${said}`);
     }
     return mapCallResult(result, { server: label, origin: originOf(entry.config.url), tool: toolName });
   }

@@ -9,6 +9,7 @@ describe('Delete all data', () => {
     const manager = new PageToolsManager({
       registry: new ToolRegistry(interpretedValidators),
       permissions: { load: async () => ({}) as never, save: async (all) => void (stored = all) },
+      tabsInPlay: async () => new Set(),
     });
     await manager.decide('https://shop.example', 'always');
     expect(manager.listPermissions().map((p) => p.origin)).toEqual(['https://shop.example']);

@@ -31,6 +31,11 @@ export interface PageToolsOptions {
   permissions: SitePermissionStore;
   /** Called whenever what `views()` returns may have changed. */
   onChange?(): void;
+  /**
+   * The tabs in play in a conversation (the core's rule, `PluginContext.conversations.tabsInPlay`):
+   * `list_page_tools` without a tab lists only theirs, as only their tools are offered.
+   */
+  tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<ReadonlySet<number>>;
 }
 
 interface Mapped {
@@ -235,6 +240,16 @@ export class PageToolsManager {
         })),
       })),
     };
+  }
+
+  /** The tabs in play in a conversation (see `PageToolsOptions.tabsInPlay`). */
+  tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<ReadonlySet<number>> {
+    return this.options.tabsInPlay(conversationId, boundTab);
+  }
+
+  /** The tab the user is looking at (the sidebar opened in a tab skipped), when known. */
+  async userTab(): Promise<number | undefined> {
+    return this.options.registry.userTab?.().catch(() => undefined);
   }
 
   listPermissions(): SitePermission[] {
@@ -510,7 +525,7 @@ export class PageToolsManager {
           target: () => ({ tabId: session.tabId, url: session.url }),
           claims: pageClaims(wire?.annotations),
         },
-        execute: (input: Record<string, unknown>, context) => this.execute(session, m, input, context.signal, wire?.annotations?.untrustedContentHint === true),
+        execute: (input: Record<string, unknown>, context) => this.execute(session, modelName, m, input, context.signal, wire?.annotations?.untrustedContentHint === true),
       };
     });
     return {
@@ -523,9 +538,13 @@ export class PageToolsManager {
     };
   }
 
-  private async execute(session: Session, m: Mapped, input: Record<string, unknown>, signal: AbortSignal, untrustedHint = false): Promise<unknown> {
+  /**
+   * Runs one of the page's tools. Errors name it by its namespaced name (`modelName`, letters,
+   * digits, `_` and `-`), never by the name the page chose, which is the page's words.
+   */
+  private async execute(session: Session, modelName: string, m: Mapped, input: Record<string, unknown>, signal: AbortSignal, untrustedHint = false): Promise<unknown> {
     if (this.sessions.get(session.tabId) !== session) {
-      throw new Error(`The page in tab ${session.tabId} changed: its tool "${m.pageName}" is gone. Call list_page_tools to see what it offers now.`);
+      throw new Error(`The page in tab ${session.tabId} changed: its tool ${modelName} is gone. Call list_page_tools to see what it offers now.`);
     }
     // No tab look-up here: the port belongs to one document, whose origin came from `sender`, so a
     // call can only ever run in that document (a tab that moved to another site dropped it).
@@ -538,7 +557,7 @@ export class PageToolsManager {
     }
     if (!result.ok) {
       // The page wrote the error: it reaches the model inside the envelope, like a result.
-      throw new Error(`The page's tool "${m.pageName}" (${siteOf(session.origin)}) failed. What the page said: ${untrusted(`error from page tool "${m.pageName}" of ${session.origin}`, result.error)}`);
+      throw new Error(`The page's tool ${modelName} (${siteOf(session.origin)}) failed. What the page said: ${untrusted(`error from page tool "${m.pageName}" of ${session.origin}`, result.error)}`);
     }
     let value: unknown;
     if (result.cut) {
@@ -547,7 +566,7 @@ export class PageToolsManager {
       try {
         value = JSON.parse(result.json);
       } catch {
-        throw new Error(`The page's tool "${m.pageName}" returned something that is not JSON.`);
+        throw new Error(`The page's tool ${modelName} returned something that is not JSON.`);
       }
     }
     return wrapPageResult(session.origin, m.pageName, value, untrustedHint);

@@ -218,7 +218,9 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
         if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Fetch ${url} instead, or ask the user.`);
         throw new Error(reading.error);
       }
-      const title = reading.title || tab.title || '';
+      // The page wrote its title: in the envelope, like its content.
+      const rawTitle = reading.title || tab.title || '';
+      const title = rawTitle ? untrusted(`title of tab ${tab_id}, written by its page`, rawTitle) : '';
       // The elements' texts are the page's words: they travel in the envelope too.
       const elements = element_refs
         ? { elements: untrusted(`elements of tab ${tab_id} (${reading.url || url})`, await listTabElements(tab_id, url, selector)) }

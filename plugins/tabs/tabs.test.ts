@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
-import { checkOpenableUrl, listTabs, openTab } from '@/plugins/tabs';
+import { unwrapUntrusted } from '@/core/registry/untrusted';
+import { checkOpenableUrl, listTabs, openTab, type TabInfo } from '@/plugins/tabs';
 
 const ctx = { signal: new AbortController().signal, service: undefined };
+/** The tabs list_tabs found (its JSON list, inside the envelope). */
+const listed = async (input: Parameters<typeof listTabs.execute>[0]): Promise<TabInfo[]> => JSON.parse(unwrapUntrusted(await listTabs.execute(input, ctx))!.content);
 
 describe('tabs plugin', () => {
   it('list_tabs filters by a URL regular expression, case-insensitively', async () => {
     await fakeBrowser.tabs.create({ url: 'https://news.example.com/a', title: 'Morning News' } as never);
     await fakeBrowser.tabs.create({ url: 'https://shop.test/cart', title: 'Your cart' } as never);
-    const all = await listTabs.execute({}, ctx);
+    const all = await listed({});
     expect(all.map((t) => t.url)).toEqual(expect.arrayContaining(['https://news.example.com/a', 'https://shop.test/cart']));
-    const news = await listTabs.execute({ url_pattern: 'EXAMPLE\\.com' }, ctx);
+    const news = await listed({ url_pattern: 'EXAMPLE\\.com' });
     expect(news.map((t) => t.url)).toEqual(['https://news.example.com/a']);
     expect(news[0]).toMatchObject({ tab_id: expect.any(Number), window_id: expect.any(Number), active: expect.any(Boolean) });
   });

@@ -81,7 +81,10 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)$/i;
 
 /** The MIME type of a Content-Type header, lower case, without parameters. */
 export function mimeType(header: string | null): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+  const essence = (header ?? '').split(';')[0]!.trim().toLowerCase();
+  // The server wrote the header, and the type reaches the model outside the envelope
+  // (`content_type`, errors): only a real type/subtype is taken, anything else counts as none.
+  return /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(essence) ? essence : '';
 }
 
 function charsetOf(header: string | null): string | undefined {
@@ -197,7 +200,8 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   if (!response.ok) {
     void response.body?.cancel().catch(() => undefined);
     const what = response.status === 404 ? 'the page does not exist' : response.status === 401 || response.status === 403 ? 'the site refuses access (it may need a login, which web_fetch does not have; if the page is open in a tab, read the tab instead)' : response.status >= 500 ? 'the site had a server error; try again later' : 'the request was refused';
-    throw new Error(`${finalUrl} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: ${what}.`);
+    // The status code only: the reason phrase after it is the server's own words.
+    throw new Error(`${finalUrl} answered HTTP ${response.status}: ${what}.`);
   }
   const header = response.headers.get('content-type');
   const mime = mimeType(header);
@@ -399,7 +403,7 @@ async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps, cl
     try {
       next = new URL(location, url);
     } catch {
-      throw new Error(`${url.href} redirected to "${location.slice(0, 200)}", which is not a valid address.`);
+      throw new Error(`${url.href} redirected to an address that is not valid (the server's Location header is not repeated here: the server wrote it).`);
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:') {
       throw new Error(`${url.href} redirected to a ${next.protocol} address, which web_fetch does not follow.`);

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { ALLOW_ONCE, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { ALLOW_ONCE, configureProvider, lastAnswer, openSidebar, sendMessage, untrustedJson, waitForIdle } from './helpers.mjs';
 
 const SECRET = 'ada.lovelace@example.com, card 4111 1111 1111 1111';
 
@@ -90,7 +90,7 @@ for (const browserName of selectedBrowsers()) {
         const results = toolTexts(req);
         if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (results.length === 1) {
-          const tab = JSON.parse(results[0]).find((t) => t.url.endsWith('/inbox.html'));
+          const tab = untrustedJson(results[0]).find((t) => t.url.endsWith('/inbox.html'));
           return { toolCalls: [{ name: 'get_tab_content', arguments: { tab_id: tab.tab_id } }] };
         }
         if (results.length === 2) {

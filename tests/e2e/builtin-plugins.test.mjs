@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, configureProvider, lastAnswer, openSidebar, sendMessage, untrustedJson, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 const APP_PAGE = `<!doctype html><html><head><title>Sidequest test app</title></head><body>
 <h1>Test app</h1><p id="status">ready</p>
@@ -331,7 +331,7 @@ for (const browserName of selectedBrowsers()) {
         const n = req.messages.filter((m) => m.role === 'tool').length;
         if (n === 0) return { toolCalls: [{ name: 'list_tabs', arguments: { url_pattern: '(app|csp)\\.html' } }] };
         if (n === 1) {
-          tabs = JSON.parse(contentText(req.last));
+          tabs = untrustedJson(contentText(req.last));
           const appTab = tabs.find((t) => t.url.endsWith('/app.html'));
           return {
             toolCalls: [
@@ -353,11 +353,13 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('Results:', { timeout: 40_000 });
       await waitForIdle(sidebar);
       const results = toolResults(model.requests.at(-1)).slice(1);
-      assert.deepEqual(JSON.parse(results[0]).result, 'ada has 2 items; Hello, agent!');
-      assert.deepEqual(JSON.parse(results[1]).result, { el: '<p#status> element', title: 'Sidequest test app', fn: '<Function object>' });
+      // In a page, the value is the page's data: inside the envelope.
+      const pageValue = (text) => JSON.parse(unwrapUntrusted(JSON.parse(text).result).content);
+      assert.deepEqual(pageValue(results[0]), 'ada has 2 items; Hello, agent!');
+      assert.deepEqual(pageValue(results[1]), { el: '<p#status> element', title: 'Sidequest test app', fn: '<Function object>' });
       assert.equal(JSON.parse(results[2]).result, 338350);
       assert.match(results[3], /Content Security Policy forbids evaluating code/);
-      assert.match(results[4], /threw RangeError: out of range/);
+      assert.match(results[4], /threw an error in the page\. What the page reported: <<<UNTRUSTED BEGIN [0-9a-f]{16} [^\n]*>>>\nRangeError: out of range\n<<<UNTRUSTED END [0-9a-f]{16}>>>/);
       assert.match(results[5], /ran longer than 5 s and was stopped/);
       assert.equal(JSON.parse(results[6]).result, 'undefined/undefined/123');
       // The page really changed.

@@ -158,3 +158,21 @@ export function unwrapUntrusted(text) {
   const match = typeof text === 'string' ? ENVELOPE.exec(text) : null;
   return match ? { source: match[2], content: match[3] } : null;
 }
+
+/**
+ * The JSON value inside an untrusted envelope, from a tool message's text as the model receives it
+ * (the envelope is the tool's output, so it arrives JSON-encoded): `list_tabs`' tabs,
+ * `list_page_tools`' listing. Throws when the text is not one envelope.
+ */
+export function untrustedJson(text) {
+  let value = text;
+  try {
+    const parsed = JSON.parse(text);
+    if (typeof parsed === 'string') value = parsed;
+  } catch {
+    // Not JSON: the envelope itself.
+  }
+  const inside = unwrapUntrusted(value);
+  if (!inside) throw new Error(`Not an untrusted envelope: ${String(text).slice(0, 200)}`);
+  return JSON.parse(inside.content);
+}

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
-import { configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { configureProvider, openSidebar, sendMessage, untrustedJson, waitForIdle } from './helpers.mjs';
 
 const page = (title, group, tool, value) => ({
   type: 'text/html; charset=utf-8',
@@ -53,7 +53,7 @@ for (const browserName of selectedBrowsers()) {
         const n = req.messages.filter((m) => m.role === 'tool').length;
         if (n === 0) return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (n === 1) {
-          alphaTab = JSON.parse(contentText(req.last)).find((t) => t.url.endsWith('/alpha.html')).tab_id;
+          alphaTab = untrustedJson(contentText(req.last)).find((t) => t.url.endsWith('/alpha.html')).tab_id;
           return { toolCalls: [{ name: 'get_tab_content', arguments: { tab_id: alphaTab } }] };
         }
         return { text: 'Read the alpha tab.' };

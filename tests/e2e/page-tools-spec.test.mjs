@@ -287,7 +287,7 @@ for (const browserName of selectedBrowsers()) {
 
     test('an {error} result is a failure; untrustedContentHint is marked; annotations are claims', async () => {
       const { results } = await ask('Check the react fiber');
-      assert.match(contentText(results[0]), /The page's tool "react:inspect" \(127\.0\.0\.1:\d+\) failed\. What the page said: <<<UNTRUSTED BEGIN [0-9a-f]{16}[^\n]*?>>>(\\n|\n)No fiber found for this element/);
+      assert.match(contentText(results[0]), /The page's tool page\d+_react_inspect \(127\.0\.0\.1:\d+\) failed\. What the page said: <<<UNTRUSTED BEGIN [0-9a-f]{16}[^\n]*?>>>(\\n|\n)No fiber found for this element/);
       const notes = await ask('Please read my notes');
       const raw = JSON.parse(contentText(notes.results[0]));
       assert.match(unwrapUntrusted(raw).source, /the page itself marks this content untrusted/);

@@ -293,7 +293,7 @@ for (const browserName of selectedBrowsers()) {
 
       const thrown = await ask('Please explode');
       // The page's words come inside the untrusted envelope.
-      assert.match(thrown, /The page's tool "explode" \(127\.0\.0\.1:\d+\) failed\. What the page said: <<<UNTRUSTED BEGIN [0-9a-f]{16} source="error from page tool 'explode' of [^"]+"; [^\n]*>>>\nInventory service is down \(code 503\)\n<<<UNTRUSTED END [0-9a-f]{16}>>>/);
+      assert.match(thrown, /The page's tool page\d+_explode \(127\.0\.0\.1:\d+\) failed\. What the page said: <<<UNTRUSTED BEGIN [0-9a-f]{16} source="error from page tool 'explode' of [^"]+"; [^\n]*>>>\nInventory service is down \(code 503\)\n<<<UNTRUSTED END [0-9a-f]{16}>>>/);
       await sidebar.evaluate(() => [...document.querySelectorAll('details.tool summary')].at(-1)?.click());
       await sidebar.waitForText('Inventory service is down (code 503)', { within: 'details.tool[open]' });
       await sidebar.screenshot(screenshotPath(browserName, 'page-tools-error'));

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
-import { configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { configureProvider, openSidebar, sendMessage, untrustedJson, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 for (const browserName of selectedBrowsers()) {
   describe(`tabs tools in ${browserName}`, { timeout: 180_000 }, () => {
@@ -38,7 +38,7 @@ for (const browserName of selectedBrowsers()) {
           case 1:
             return { toolCalls: [{ name: 'list_tabs', arguments: { title_pattern: 'test page — beta' } }] };
           case 2: {
-            const found = JSON.parse(results[1]);
+            const found = untrustedJson(results[1]);
             tabId = found[0]?.tab_id;
             return { toolCalls: [{ name: 'activate_tab', arguments: { tab_id: tabId } }] };
           }
@@ -57,10 +57,10 @@ for (const browserName of selectedBrowsers()) {
 
       const results = toolResults(model.requests.at(-1));
       const opened = JSON.parse(results[0]);
-      assert.equal(opened.title, 'Sidequest test page — Beta');
+      assert.equal(unwrapUntrusted(opened.title)?.content, 'Sidequest test page — Beta', 'the page\'s title, in the envelope');
       assert.equal(opened.loaded, true);
       assert.equal(opened.url, site.url('/beta.html'));
-      const listed = JSON.parse(results[1]);
+      const listed = untrustedJson(results[1]);
       assert.equal(listed.length, 1, 'the title pattern matched only the beta tab');
       assert.equal(listed[0].tab_id, opened.tab_id);
       assert.equal(JSON.parse(results[2]).active, true);

@@ -80,7 +80,10 @@ function toolResult(request) {
   if (value && typeof value === 'object' && typeof value.content === 'string') {
     const content = unwrapUntrusted(value.content);
     assert.ok(content, 'content is in the untrusted envelope');
-    return { ...value, content: content.content };
+    // A tab's title is its page's words too (get_tab_content).
+    const title = typeof value.title === 'string' && value.title ? unwrapUntrusted(value.title) : undefined;
+    if (typeof value.title === 'string' && value.title) assert.ok(title, 'the title is in the untrusted envelope');
+    return { ...value, content: content.content, ...(title ? { title: title.content } : {}) };
   }
   return value;
 }

@@ -184,6 +184,45 @@ describe('ToolRegistry', () => {
     expect(await registry.invoke('slowish', {}, { timeoutMs: 20 })).toEqual({ ok: true, output: 'done' });
   });
 
+  it('the clock stops while the user is asked about an address reached mid-call; the ask is bound to the call', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    let askedWith: AbortSignal | undefined;
+    const hop = defineTool({
+      annotations: READ_ONLY,
+      name: 'hop',
+      description: 'h',
+      inputSchema: { type: 'object' },
+      execute: async (_input, { reach }) => {
+        await new Promise((r) => setTimeout(r, 30));
+        const verdict = await reach!('https://next.example/', { redirectFrom: 'https://first.example/' });
+        await new Promise((r) => setTimeout(r, 30));
+        return verdict;
+      },
+    });
+    registry.register(plugin('h', [hop]));
+    // The user takes 200 ms to answer a call allowed 100 ms: it still finishes.
+    const reach = (_url: string, _how: unknown, signal?: AbortSignal) => {
+      askedWith = signal;
+      return new Promise<{ ok: true }>((resolve) => setTimeout(() => resolve({ ok: true }), 200));
+    };
+    expect(await registry.invoke('hop', {}, { timeoutMs: 100, context: { reach } })).toEqual({ ok: true, output: { ok: true } });
+    expect(askedWith).toBeInstanceOf(AbortSignal);
+    // Time outside the ask still counts: 30 ms before and 30 after, against a limit of 50.
+    const stuck = defineTool({
+      annotations: READ_ONLY,
+      name: 'stuck',
+      description: 's',
+      inputSchema: { type: 'object' },
+      execute: async (_input, { reach }) => {
+        await reach!('https://next.example/', {});
+        return new Promise(() => undefined);
+      },
+    });
+    registry.register(plugin('s', [stuck]));
+    const quick = () => Promise.resolve({ ok: true as const });
+    expect(await registry.invoke('stuck', {}, { timeoutMs: 50, context: { reach: quick } })).toMatchObject({ ok: false, code: 'timeout' });
+  });
+
   it('stops a running tool when the run is stopped', async () => {
     const registry = new ToolRegistry(runtimeValidators);
     const hang = defineTool({ annotations: READ_ONLY, name: 'hang', description: 'h', inputSchema: { type: 'object' }, execute: () => new Promise(() => undefined) });
