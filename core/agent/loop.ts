@@ -1,5 +1,5 @@
 import { offeredTabs } from './offered-tabs';
-import { errorMessage, type ToolRegistry } from '@/core/registry/registry';
+import { capError, errorMessage, type ToolRegistry } from '@/core/registry/registry';
 import type { GatedCall, ReachHow, ToolContext, ToolResult, ToolSpec } from '@/core/registry/types';
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
@@ -509,14 +509,15 @@ export function batches(concurrent: boolean[]): number[][] {
 async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage): Promise<ToolResult> {
   const { registry, transcript, signal } = options;
   if (call.invalid) {
-    return { ok: false, code: 'invalid_input', error: `Invalid parameters for tool ${call.name}: ${call.invalid}.` };
+    // Capped like the registry's errors: the model's own arguments can be huge.
+    return { ok: false, code: 'invalid_input', error: capError(`Invalid parameters for tool ${call.name}: ${call.invalid}.`) };
   }
   let input = call.input;
   if (options.checkCall) {
     try {
       input = options.checkCall(call.name, call.input);
     } catch (error) {
-      return { ok: false, code: 'invalid_input', error: errorMessage(error) };
+      return { ok: false, code: 'invalid_input', error: capError(errorMessage(error)) };
     }
   }
   const conversationId = options.toolContext?.conversationId ?? transcript.conversationId;
