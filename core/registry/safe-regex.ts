@@ -7,7 +7,7 @@ import { RE2JS } from 're2js';
  * a factor: the compiled program's size (counted repeats like `.{0,999}` expand it), so that size
  * is capped, and so is the work (program size × characters) one schema validation may spend.
  *
- * Used by `list_tabs` (`url_pattern`, `title_pattern`) and by the one validator
+ * Used by tools that filter by a pattern the model gives (the tab list's) and by the one validator
  * (`interpreted-validator.ts`), whose `pattern` and `patternProperties` the build routes here
  * (`build/linear-schema-patterns.ts`).
  */

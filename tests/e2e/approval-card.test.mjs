@@ -14,7 +14,7 @@ import { contentText, startModelServer } from '../model-server/server.mjs';
 import { axeReport, runAxe } from './a11y.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { ALLOW_ONCE, allowLocalOrigins, configureProvider, openSidebar, sendMessage, unwrapUntrusted, waitForIdle } from './helpers.mjs';
+import { ALLOW_ONCE, allowLocalOrigins, configureProvider, openSidebar, sendMessage, untrustedJson, waitForIdle } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The card's arming delay (core/ui/arming.ts `ARMING_DELAY_MS`). */
@@ -27,15 +27,6 @@ const INBOX = `<!doctype html><html><head><meta charset="utf-8"><title>Inbox —
 <body><h1>Inbox</h1><p>Account: ${SECRET}.</p></body></html>`;
 /** What the script does to the page if it runs: visible, and answered to the model. */
 const CODE = 'document.body.dataset.ran = "yes"; return "ran " + (6 * 7);';
-
-/** A tool result's JSON, whether or not it comes in the untrusted envelope. */
-function resultJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return JSON.parse(unwrapUntrusted(text)?.content ?? 'null');
-  }
-}
 
 /** The tool results in a request, as text. */
 const toolTexts = (req) => req.messages.filter((m) => m.role === 'tool').map((m) => contentText(m));
@@ -117,7 +108,7 @@ for (const browserName of selectedBrowsers()) {
         const results = toolTexts(req);
         if (req.last?.role === 'user') return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
         if (results.length === 1) {
-          const tab = resultJson(results[0]).find((t) => t.url === pageUrl);
+          const tab = untrustedJson(results[0]).find((t) => t.url === pageUrl);
           return { delayMs, toolCalls: [{ name: 'execute_script', arguments: { target: 'page', tab_id: tab.tab_id, code: CODE } }] };
         }
         return { text: `Script answered: ${results.at(-1)}` };

@@ -10,7 +10,6 @@ import { ApprovalGate, type Permission, type PermissionStore } from '@/core/appr
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { GatedCall } from '@/core/registry/types';
 import { openDb } from '@/core/storage/db';
-import { Workspace } from '@/plugins/workspace/workspace';
 import { builtinToolNames, realPluginRegistry, useOpfsMock } from './real-plugins';
 
 /** The tab the user is looking at, and another one. */
@@ -141,8 +140,8 @@ describe('security: every built-in tool\'s annotations × the approval gate', ()
 
   beforeAll(async () => {
     await useOpfsMock();
-    await new Workspace().write('existing.md', 'an existing file');
     registry = realPluginRegistry({ db });
+    expect(await registry.invoke('opfs_write', { path: 'existing.md', content: 'an existing file' })).toMatchObject({ ok: true });
     gate = new ApprovalGate({
       permissions: memoryPermissions(),
       activeTab: async () => USER_TAB,
