@@ -81,6 +81,8 @@ async function waitForCard(sidebar, re, timeout = 30_000) {
  */
 async function answerCard(sidebar, answer) {
   await sidebar.evaluate(() => document.querySelector('[data-approval]').setAttribute('data-test-answering', ''));
+  // A card takes no answer until it has been on screen for a moment (it is then `data-armed`).
+  await sidebar.waitFor(() => Boolean(document.querySelector('[data-approval][data-test-answering][data-armed]')), undefined, { timeout: 10_000 });
   await sidebar.raw.click(`[data-approval][data-test-answering] button[data-answer="${answer}"]`);
   await sidebar.waitFor(() => !document.querySelector('[data-test-answering]'), undefined, { timeout: 10_000 });
 }

@@ -164,7 +164,7 @@ for (const browserName of selectedBrowsers()) {
       await sendMessage(sidebar, 'Read the model list');
       await sidebar.waitForText(LOCAL_WHY, { within: '[data-approval]' });
       await sidebar.screenshot(screenshotPath(browserName, 'settings-import-local-ask'));
-      await sidebar.raw.click('[data-approval] button[data-answer="deny"]');
+      await sidebar.click('button', 'Deny');
       await waitForIdle(sidebar);
 
       // Saved in its form by the user: now it is theirs, and the same call runs without a card.
@@ -210,7 +210,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, 'Weather in Oslo?');
       await sidebar.waitForText(LOCAL_WHY, { within: '[data-approval]' });
-      await sidebar.raw.click('[data-approval] button[data-answer="deny"]');
+      await sidebar.click('button', 'Deny');
       await waitForIdle(sidebar);
       assert.equal(mcp.state.calls.length, 0);
 
@@ -221,7 +221,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.find('button', 'Allow once', { timeout: 20_000 });
       const why = await sidebar.text('[data-approval] .why');
       assert.ok(why && !why.includes(LOCAL_WHY), `asked as: ${why}`);
-      await sidebar.raw.click('[data-approval] button[data-answer="once"]');
+      await sidebar.click('button', 'Allow once');
       await sidebar.waitForText('Weather in Oslo: 21 °C', { within: 'article.assistant:last-of-type' });
       await waitForIdle(sidebar);
       assert.deepEqual(mcp.state.calls, [{ tool: 'get_weather', city: 'Oslo' }]);
