@@ -1,6 +1,7 @@
 import type { GatedCall, ReachHow, ReachVerdict, ToolGate, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
 import { isLocalNetworkUrl } from '@/core/net/local-network';
-import { decide, originOf, readsPrivateData, type AskReason, type RememberedDecision } from './policy';
+import { originOf } from '@/core/net/origin';
+import { decide, readsPrivateData, type AskReason, type RememberedDecision } from './policy';
 
 /** An ask unanswered for this long is declined. */
 export const APPROVAL_TIMEOUT_MS = 5 * 60_000;

@@ -88,14 +88,3 @@ export function readsPrivateData(annotations: ToolAnnotations, fromOutside: bool
   if (annotations.privateData !== undefined) return annotations.privateData;
   return Boolean(annotations.pages) || (annotations.readOnly && !annotations.openWorld);
 }
-
-/** The origin of an http(s) address, or '' for anything else. */
-export function originOf(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : '';
-  } catch {
-    return '';
-  }
-}

@@ -7,7 +7,8 @@ import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core
 import type { ConversationStore } from '@/core/storage/conversations';
 import type { AssistantMessage } from '@/core/storage/db';
 import type { EventHub } from './events';
-import { httpOrigin, keepsSecret } from '@/core/net/key-origin';
+import { keepsSecret } from '@/core/net/key-origin';
+import { originOf } from '@/core/net/origin';
 import type { DbSetting } from '@/core/storage/setting';
 import {
   conversationModels,
@@ -43,7 +44,7 @@ export class ProviderService {
   async origins(): Promise<string[]> {
     const origins = new Set<string>();
     for (const profile of (await this.settings.getValue()).profiles) {
-      const origin = profile.imported ? '' : httpOrigin(profile.baseUrl);
+      const origin = profile.imported ? '' : originOf(profile.baseUrl);
       if (origin) origins.add(origin);
     }
     return [...origins];

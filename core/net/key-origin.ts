@@ -6,20 +6,10 @@
  * or the file that moves it carries its own. Used by `ProviderService` (save, model lists) and by
  * the settings file's import (`core/data/settings-import.ts`).
  */
-
-/** The origin of an http(s) address; '' for anything else (a broken address has no origin). */
-export function httpOrigin(url: string | undefined): string {
-  if (!url) return '';
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : '';
-  } catch {
-    return '';
-  }
-}
+import { originOf } from './origin';
 
 /** Whether a secret saved for `savedFor` may go to `now`: both http(s), same origin. */
 export function keepsSecret(savedFor: string | undefined, now: string | undefined): boolean {
-  const origin = httpOrigin(savedFor);
-  return origin !== '' && origin === httpOrigin(now);
+  const origin = originOf(savedFor);
+  return origin !== '' && origin === originOf(now);
 }

@@ -6,6 +6,7 @@ import { toModelSchema } from '@/core/page/element-schema';
 import { BACKGROUND_LIMITS, sanitizeList } from './limits';
 import { namespacedName, pageToolDescription, siteOf, wrapPageResult } from './naming';
 import type { ConsentDecision, PageTabView, SiteConsent, SitePermission } from './types';
+import { originOf } from '@/core/net/origin';
 import {
   PAGE_TOOLS_PORT,
   REFRESH_MESSAGE,
@@ -630,14 +631,6 @@ function pageClaims(annotations: Record<string, boolean> | undefined): ToolAnnot
   return Object.keys(claims).length ? claims : undefined;
 }
 
-export function originOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : '';
-  } catch {
-    return '';
-  }
-}
 
 /**
  * The schema the model is sent: always an object of named arguments (`{}` means no arguments),

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { interpretedValidator, interpretedValidators } from '@/core/registry/interpreted-validator';
 import { DuplicateToolError, ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
-import { modelSchema, originOf, withDefaults } from './manager';
+import { originOf } from '@/core/net/origin';
+import { modelSchema, withDefaults } from './manager';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
 import { isPageToolName, MODEL_TOOL_NAME, namespacedName, pageToolDescription, wrapPageResult } from './naming';
 

@@ -1,18 +1,10 @@
+import { originOf } from '@/core/net/origin';
 import type { PluginStorage } from '@/core/storage/plugin-data';
 import { localNetworkKind } from '@/core/net/local-network';
 
 /** Where the test-only allow-list is kept: a secret of the web plugin (`web.test.localOrigins` in IndexedDB). */
 export const TEST_LOCAL_ORIGINS_NAME = 'test.localOrigins';
 
-/** The origin of an http(s) URL, or ''. */
-function originOf(value: string): string {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : '';
-  } catch {
-    return '';
-  }
-}
 
 /**
  * Which local-network addresses `web_fetch` may request:

@@ -16,7 +16,8 @@ import {
   type SettingsImportPreview,
 } from '@/core/data/settings-import';
 import { english } from '@/core/i18n/catalog';
-import { httpOrigin, keepsSecret } from '@/core/net/key-origin';
+import { keepsSecret } from '@/core/net/key-origin';
+import { originOf } from '@/core/net/origin';
 import { openDb, type SidequestDb } from '@/core/storage/db';
 import { agentSettings, ProviderSecrets, providerSettingsStore, type ProviderProfile } from '@/core/storage/settings';
 import { builtinPlugins } from '@/plugins';
@@ -61,7 +62,7 @@ describe('the key rule (core/net/key-origin.ts)', () => {
     expect(keepsSecret('not a url', 'not a url')).toBe(false);
     expect(keepsSecret('file:///etc/passwd', 'file:///etc/passwd')).toBe(false);
     expect(keepsSecret(undefined, undefined)).toBe(false);
-    expect(httpOrigin('HTTPS://API.One.Example:443/v1')).toBe('https://api.one.example');
+    expect(originOf('HTTPS://API.One.Example:443/v1')).toBe('https://api.one.example');
   });
 
   it('is the provider form\'s rule too: a profile saved at another origin loses its key, and the save confirms an imported address', async () => {
