@@ -176,3 +176,74 @@ export function untrustedJson(text) {
   if (!inside) throw new Error(`Not an untrusted envelope: ${String(text).slice(0, 200)}`);
   return JSON.parse(inside.content);
 }
+
+/**
+ * A site on 127.0.0.1 reached by one of the test host names (`TEST_HOSTS`, harness.mjs): `routes`
+ * maps a path to a function of the URL returning `{status, type, body, headers}`. Records every
+ * request's path and query in `requests`.
+ */
+export async function startSite(host, routes) {
+  const http = await import('node:http');
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const route = routes[url.pathname];
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    const { status = 200, type = 'text/html; charset=utf-8', body = '', headers = {} } = route(url);
+    res.writeHead(status, { 'content-type': type, ...headers });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  const origin = `http://${host}:${port}`;
+  return { origin, host: `${host}:${port}`, requests, url: (p) => `${origin}${p}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A route's answer: an HTML page with this title and body. */
+export const htmlPage = (title, body) => ({ body: `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>` });
+
+/** Waits for the first approval card the sidebar shows and returns its text (failing with what the sidebar shows). */
+export async function firstCard(sidebar, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const shown = await sidebar.texts('[data-approval]');
+    if (shown.length) return shown[0];
+    if (Date.now() > deadline) throw new Error(`No approval card; the sidebar shows:\n${(await sidebar.text('main')).slice(0, 1500)}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** Clicks one of the first card's answers (`once`, `always`, `deny`) once it takes input, and waits for that card to go. */
+export async function answerCard(sidebar, which) {
+  const selector = `[data-approval][data-armed] button[data-answer="${which}"]`;
+  await sidebar.waitFor((sel) => Boolean(document.querySelector(sel)), selector);
+  const id = await sidebar.evaluate(() => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby'));
+  await sidebar.raw.click(selector);
+  // Until that card is gone (the next one may already be there).
+  await sidebar.waitFor((cardId) => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby') !== cardId, id, { timeout: 10_000 });
+}
+
+/** Counts the approval cards that appear in the page from now on (`window.__asks`). */
+export async function countAsks(sidebar) {
+  await sidebar.evaluate(() => {
+    window.__asks = 0;
+    if (window.__asksWatched) return;
+    window.__asksWatched = true;
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1 && (n.matches('[data-approval]') || n.querySelector('[data-approval]'))) window.__asks++;
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+}
+
+/** The id of the newest tab whose address ends with `suffix`, as the extension sees it (a failed test may have left an older one). */
+export async function tabIdOf(extensionPage, suffix) {
+  const tabs = await extensionPage.evaluate(() => (globalThis.browser ?? globalThis.chrome).tabs.query({}));
+  const tab = tabs.filter((t) => (t.url ?? '').endsWith(suffix)).sort((a, b) => b.id - a.id)[0];
+  if (!tab) throw new Error(`No tab at …${suffix}`);
+  return tab.id;
+}

@@ -12,89 +12,33 @@
 // Cards are answered by the tests (no auto-approval) where asking is what is tested.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { startMcpServer } from '../mcp-server/server.mjs';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { allowLocalOrigins, configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import {
+  allowLocalOrigins,
+  answerCard,
+  configureProvider,
+  countAsks,
+  firstCard,
+  htmlPage,
+  openSidebar,
+  sendMessage,
+  startSite,
+  tabIdOf,
+  waitForIdle,
+} from './helpers.mjs';
 
 const ROUTER = 'Router admin page: wifi password tangerine-42';
 const SECRET = 'Grace Hopper, account 3141 5926';
-
-/** A site on 127.0.0.1 reached by a test host name; records every request's path and query. */
-async function startSite(host, routes) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    requests.push(req.url);
-    const url = new URL(req.url ?? '/', 'http://x');
-    const route = routes[url.pathname];
-    if (!route) {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    const { status = 200, type = 'text/html; charset=utf-8', body = '', headers = {} } = route(url);
-    res.writeHead(status, { 'content-type': type, ...headers });
-    res.end(body);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://${host}:${server.address().port}`;
-  return { origin, requests, url: (p) => `${origin}${p}`, close: () => new Promise((r) => server.close(r)) };
-}
-
-const page = (title, body) => ({ body: `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>` });
 
 /** The tool results in a model request, as text. */
 const toolTexts = (req) => req.messages.filter((m) => m.role === 'tool').map((m) => contentText(m));
 
 /** Everything the model was sent so far, as one text. */
 const allSent = (model) => model.requests.map((r) => JSON.stringify(r.messages)).join('\n');
-
-/** Waits for an approval card and returns its text. */
-async function nextCard(sidebar, timeout = 20_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const shown = await sidebar.texts('[data-approval]');
-    if (shown.length) return shown[0];
-    if (Date.now() > deadline) throw new Error(`No approval card; the sidebar shows:\n${(await sidebar.text('main')).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
-/** Clicks one of the card's answers once it accepts input, and waits for the card to go. */
-async function answer(sidebar, which) {
-  const selector = `[data-approval] button[data-answer="${which}"]`;
-  await sidebar.waitFor((sel) => {
-    const button = document.querySelector(sel);
-    return Boolean(button) && button.getAttribute('aria-disabled') !== 'true';
-  }, selector);
-  const id = await sidebar.evaluate(() => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby'));
-  await sidebar.raw.click(selector);
-  // Until that card is gone (the next one may already be there).
-  await sidebar.waitFor((cardId) => document.querySelector('[data-approval]')?.getAttribute('aria-labelledby') !== cardId, id, { timeout: 10_000 });
-}
-
-/** Counts the approval cards that appear from now on (`window.__asks`). */
-async function countAsks(sidebar) {
-  await sidebar.evaluate(() => {
-    window.__asks = 0;
-    if (window.__asksWatched) return;
-    window.__asksWatched = true;
-    new MutationObserver((records) => {
-      for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1 && (n.matches('[data-approval]') || n.querySelector('[data-approval]'))) window.__asks++;
-    }).observe(document.body, { childList: true, subtree: true });
-  });
-}
-
-/** The id of the tab whose address ends with `suffix`. */
-async function tabId(extensionPage, suffix) {
-  const tabs = await extensionPage.evaluate(() => (globalThis.browser ?? globalThis.chrome).tabs.query({}));
-  const tab = tabs.find((t) => (t.url ?? '').endsWith(suffix));
-  assert.ok(tab, `a tab at …${suffix}`);
-  return tab.id;
-}
 
 for (const browserName of selectedBrowsers()) {
   describe(`the user's network by address, in ${browserName}`, { timeout: 300_000 }, () => {
@@ -106,10 +50,10 @@ for (const browserName of selectedBrowsers()) {
 
     before(async () => {
       model = await startModelServer();
-      news = await startSite('news.example', { '/router.html': () => page('Router', `<main><h1>Router</h1><p>${ROUTER}</p></main>`) });
+      news = await startSite('news.example', { '/router.html': () => htmlPage('Router', `<main><h1>Router</h1><p>${ROUTER}</p></main>`) });
       mail = await startSite('mail.example', {
-        '/inbox.html': () => page('Inbox — Mail', `<main><h1>Inbox</h1><p>Account: ${SECRET}.</p></main>`),
-        '/end.html': () => page('Mail end', '<main><h1>End of the chain</h1><p>Back on the mail site.</p></main>'),
+        '/inbox.html': () => htmlPage('Inbox — Mail', `<main><h1>Inbox</h1><p>Account: ${SECRET}.</p></main>`),
+        '/end.html': () => htmlPage('Mail end', '<main><h1>End of the chain</h1><p>Back on the mail site.</p></main>'),
         // An open redirect, as many sites have.
         '/go': (url) => ({ status: 302, headers: { location: url.searchParams.get('to') ?? '/' } }),
       });
@@ -142,7 +86,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'New conversation');
       await countAsks(sidebar);
       await sendMessage(sidebar, 'Read the news page');
-      const card = await nextCard(sidebar);
+      const card = await firstCard(sidebar);
       assert.ok(card.includes(url), `the card shows the address:\n${card}`);
       assert.match(card, /your own network/, 'asked as the user\'s own network');
       // While the card waits, the model has had only the user's message.
@@ -156,7 +100,7 @@ for (const browserName of selectedBrowsers()) {
         assert.deepEqual(news.requests, ['/router.html']);
       }
       await sidebar.screenshot(screenshotPath(browserName, 'local-address-card'));
-      await answer(sidebar, 'deny');
+      await answerCard(sidebar, 'deny');
       await sidebar.waitForText('Done:', { timeout: 20_000 });
       await waitForIdle(sidebar);
       assert.match(contentText(model.requests.at(-1).last), /declined/);
@@ -169,9 +113,9 @@ for (const browserName of selectedBrowsers()) {
       model.setScript(script);
       await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, 'Read the news page, I allow it');
-      await nextCard(sidebar);
+      await firstCard(sidebar);
       assert.ok(!allSent(model).includes('tangerine'));
-      await answer(sidebar, 'once');
+      await answerCard(sidebar, 'once');
       await sidebar.waitForText('Done:', { timeout: 20_000 });
       await waitForIdle(sidebar);
       assert.match(contentText(model.requests.at(-1).last), /tangerine-42/, 'read after the yes');
@@ -181,7 +125,7 @@ for (const browserName of selectedBrowsers()) {
     test('an open redirect chain whose middle hop goes to another origin is checked hop by hop: refused, that server receives nothing', async () => {
       const inbox = await h.newPage(mail.url('/inbox.html'));
       const sidebar = await openSidebar(h, { autoApprove: false });
-      const inboxTab = await tabId(sidebar, '/inbox.html');
+      const inboxTab = await tabIdOf(sidebar, '/inbox.html');
       // mail.example → evil.example (carrying the inbox in its query) → back to mail.example.
       const middle = evil.url(`/bounce?d=${encodeURIComponent(SECRET)}&next=${encodeURIComponent(mail.url('/end.html'))}`);
       const start = mail.url(`/go?to=${encodeURIComponent(middle)}`);
@@ -198,12 +142,12 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'New conversation');
       await countAsks(sidebar);
       await sendMessage(sidebar, 'Open the link in my inbox');
-      const card = await nextCard(sidebar);
+      const card = await firstCard(sidebar);
       assert.ok(card.includes(middle), `the card shows the middle hop:\n${card}`);
       // The first address (the mail site itself) went without asking; the middle hop waits.
       assert.ok(mail.requests.some((r) => r.startsWith('/go?')), 'the first hop was requested');
       assert.deepEqual(evil.requests, []);
-      await answer(sidebar, 'deny');
+      await answerCard(sidebar, 'deny');
       await sidebar.waitForText('Done:', { timeout: 20_000 });
       await waitForIdle(sidebar);
       assert.deepEqual(evil.requests, [], 'evil.example received nothing');
@@ -217,9 +161,9 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'New conversation');
       await countAsks(sidebar);
       await sendMessage(sidebar, 'Open the link in my inbox again');
-      const again = await nextCard(sidebar);
+      const again = await firstCard(sidebar);
       assert.ok(again.includes(middle));
-      await answer(sidebar, 'once');
+      await answerCard(sidebar, 'once');
       await sidebar.waitForText('Done:', { timeout: 20_000 });
       await waitForIdle(sidebar);
       assert.equal(evil.requests.length, 1, 'the allowed hop was requested once');
