@@ -2,9 +2,10 @@ import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Said } from '@/core/i18n/catalog';
 import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
+import type { ProviderType } from './providers/list';
 
-/** The wire protocols Sidequest speaks; each has its own module in `providers/`. */
-export type ProviderType = 'openai-compatible' | 'anthropic' | 'google' | 'ollama';
+/** The wire protocols Sidequest speaks: one per `defineProvider` in `providers/list.ts`. */
+export type { ProviderType } from './providers/list';
 
 /** How tools reach the model: its native tool calling, or described in the prompt (`prompted-tools.ts`). */
 export type ToolMode = 'native' | 'prompted';
@@ -73,7 +74,7 @@ export interface ModelClient {
   supportsTools?(): Promise<boolean | undefined>;
 }
 
-export { createOpenAICompatibleClient } from './providers/openai-compatible';
+export { createOpenAICompatibleClient } from './providers/openai-compatible-client';
 export { parseToolInput, timedFetch } from './providers/sdk';
 
 export interface ProviderCheck {

@@ -1,10 +1,12 @@
 import type { JSONValue, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type { ModelClient } from './provider';
 
 /**
  * Images in tool results (`ToolResult.attachments`) travel in the prompt as `content` outputs: the
- * output's JSON as the first text part, then `image-data` parts. Providers that show images in
- * tool results (Anthropic, Gemini) get them as they are; for the others the output goes back to
- * the plain JSON it would have been (`withoutToolImages`), so no image data is ever sent as text.
+ * output's JSON as the first text part, then `image-data` parts. Provider types whose
+ * `capabilities.vision` is true (Anthropic, Gemini) get them as they are; for the others
+ * (`withholdToolImages`) the output goes back to the plain JSON it would have been, so no image
+ * data is ever sent as text.
  */
 
 /** About what an image costs a model, in characters of the rough estimate (≈1 500 tokens). */
@@ -38,6 +40,16 @@ export function withoutToolImages(prompt: LanguageModelV3Prompt): LanguageModelV
       content: m.content.map((p) => (p.type === 'tool-result' && p.output.type === 'content' ? { ...p, output: { type: 'json' as const, value: contentOutputValue(p.output) } } : p)),
     };
   });
+}
+
+/** A client that sends every request without the images in its tool results (a provider type without vision). */
+export function withholdToolImages(client: ModelClient): ModelClient {
+  return {
+    config: client.config,
+    stream: (request) => client.stream({ ...request, prompt: withoutToolImages(request.prompt) }),
+    contextLength: client.contextLength?.bind(client),
+    supportsTools: client.supportsTools?.bind(client),
+  };
 }
 
 /** JSON.stringify's replacer for size estimates: an image counts as about `IMAGE_CHARS`, not its bytes. */

@@ -1,8 +1,8 @@
 import { z } from 'zod/mini';
 import { LOCALES, type LanguageChoice } from '@/core/i18n/locales';
 import type { ProviderType, ToolMode } from '@/core/agent/provider';
-import { said, SaidError, type Said } from '@/core/i18n/catalog';
-import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
+import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
+import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
 import { defineDbSetting, defineSetting, type DbSetting } from './setting';
@@ -52,7 +52,7 @@ export const providerSettingsSchema = z.object({
       z.object({
         id: z.string(),
         name: z.string(),
-        type: z.enum(['openai-compatible', 'anthropic', 'google', 'ollama']),
+        type: z.enum(PROVIDER_TYPES),
         baseUrl: z.string(),
         model: z.string(),
         contextLength: z.optional(z.number()),
@@ -151,7 +151,7 @@ export type ProviderProfileInput = Omit<ProviderProfile, 'id' | 'name'> & { id?:
 
 /** Validates a profile from the options page; returns the cleaned values or throws a readable error. */
 export function validateProviderProfile(input: ProviderProfileInput): Omit<ProviderProfile, 'id'> & { id?: string } {
-  const type: ProviderType = (['openai-compatible', 'anthropic', 'google', 'ollama'] as const).includes(input.type) ? input.type : 'openai-compatible';
+  const type: ProviderType = providerOf(input.type).type;
   const { baseUrl, model } = validateProviderSettings({ baseUrl: input.baseUrl, model: input.model });
   const count = (value: unknown, what: Said) => {
     if (value === undefined || value === null || value === '') return undefined;
@@ -166,7 +166,7 @@ export function validateProviderProfile(input: ProviderProfileInput): Omit<Provi
     baseUrl,
     model,
     contextLength: count(input.contextLength, said('provider.contextWindow')),
-    numCtx: type === 'ollama' ? count(input.numCtx, said('provider.numCtx')) : undefined,
+    numCtx: providerOf(type).numCtx ? count(input.numCtx, said('provider.numCtx')) : undefined,
     toolMode: input.toolMode === 'prompted' ? 'prompted' : undefined,
     ...prices(input.inputPrice, input.outputPrice),
   };
@@ -185,11 +185,11 @@ function prices(input: unknown, output: unknown): { inputPrice?: number; outputP
 }
 
 function defaultProfileName(type: ProviderType, baseUrl: string): string {
-  const labels = PROVIDER_LABELS;
+  const label = english(providerOf(type).label);
   try {
-    return `${labels[type]} (${new URL(baseUrl).host})`;
+    return `${label} (${new URL(baseUrl).host})`;
   } catch {
-    return labels[type];
+    return label;
   }
 }
 

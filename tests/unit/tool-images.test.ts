@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateTokens } from '@/core/agent/context-window';
 import { toModelPrompt } from '@/core/agent/history';
-import { createAnthropicClient } from '@/core/agent/providers/anthropic';
-import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible';
+import { createModelClient } from '@/core/agent/providers';
 import { withoutToolImages } from '@/core/agent/tool-images';
 import { withAttachments } from '@/core/registry/attachments';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
@@ -60,18 +59,18 @@ describe('images in tool results', () => {
     expect(estimateTokens(big)).toBeLessThan(3000);
   });
 
-  it('Anthropic gets the image in the tool result; an OpenAI-compatible server never sees its bytes', async () => {
+  it('Anthropic (vision) gets the image in the tool result; an OpenAI-compatible server (no vision) never sees its bytes', async () => {
     const prompt = toModelPrompt('sys', history({ ok: true, output: 'A chart.', attachments: [{ type: 'image', mediaType: 'image/png', data: PNG }] }));
     const anthropic = await startAnthropicServer({ apiKey: 'k' });
     const openai = await startModelServer();
     try {
-      const drain = async (client: ReturnType<typeof createAnthropicClient>) => {
+      const drain = async (client: ReturnType<typeof createModelClient>) => {
         for await (const event of client.stream({ prompt, tools: [], signal: new AbortController().signal })) void event;
       };
-      await drain(createAnthropicClient({ type: 'anthropic', baseUrl: anthropic.url, model: 'claude-scripted', apiKey: 'k' }));
+      await drain(createModelClient({ type: 'anthropic', baseUrl: anthropic.url, model: 'claude-scripted', apiKey: 'k' }));
       const sent = JSON.stringify(anthropic.requests[0]!.body.messages);
       expect(sent).toContain(`"type":"image","source":{"type":"base64","media_type":"image/png","data":"${PNG}"}`);
-      await drain(createOpenAICompatibleClient({ baseUrl: openai.url, model: 'scripted-model', apiKey: '' }));
+      await drain(createModelClient({ type: 'openai-compatible', baseUrl: openai.url, model: 'scripted-model', apiKey: '' }));
       const tool = openai.requests[0]!.messages.find((m: { role: string }) => m.role === 'tool');
       expect(tool.content).toBe('"A chart."');
       expect(JSON.stringify(openai.requests[0]!.body)).not.toContain(PNG.slice(0, 20));

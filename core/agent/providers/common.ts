@@ -1,6 +1,4 @@
 import { ProviderError, runError } from '../errors';
-import type { ProviderConfig } from '../provider';
-import { PROVIDER_TYPE_NAMES } from './meta';
 
 /** One model a provider lists. */
 export interface ModelInfo {
@@ -10,8 +8,6 @@ export interface ModelInfo {
   /** The context window in tokens, when the provider says. */
   contextLength?: number;
 }
-
-export { DEFAULT_BASE_URLS, PROVIDER_LABELS, PROVIDER_TYPE_NAMES } from './meta';
 
 export function trimUrl(url: string): string {
   return url.trim().replace(/\/+$/, '');
@@ -38,12 +34,6 @@ export function assertKeyTransport(baseUrl: string, apiKey: string | undefined):
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new ProviderError(runError('bad_request', 'errors.provider.plainHttpKey', { host: url.host }));
   }
-}
-
-/** A provider whose API needs a key: a clear error before any request when there is none. */
-export function requireKey(config: ProviderConfig): string {
-  if (config.apiKey) return config.apiKey;
-  throw new ProviderError(runError('auth', 'errors.provider.needsKey', { label: PROVIDER_TYPE_NAMES[config.type ?? 'openai-compatible'] }));
 }
 
 /** GETs (or POSTs) JSON for model lists and model details; throws an `Error` with the status in words. */

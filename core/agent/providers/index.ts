@@ -1,36 +1,40 @@
 import { english, said, type Said } from '@/core/i18n/catalog';
 import { withContextWindow } from '../context-window';
-import { ProviderError } from '../errors';
+import { ProviderError, runError } from '../errors';
 import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
-import type { ModelClient, ProviderCheck, ProviderConfig, ProviderType } from '../provider';
-import { createAnthropicClient, listAnthropicModels } from './anthropic';
-import { HttpError, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
-import { createGoogleClient, listGoogleModels } from './google';
-import { createOllamaClient, listOllamaModels } from './ollama';
-import { createOpenAICompatibleClient, listOpenAICompatibleModels } from './openai-compatible';
+import type { ModelClient, ProviderCheck, ProviderConfig } from '../provider';
+import { withholdToolImages } from '../tool-images';
+import { HttpError, type ModelInfo } from './common';
+import type { ProviderClient, ProviderDefinition } from './define';
+import { providerOf, type ProviderType } from './list';
 
-export { DEFAULT_BASE_URLS, isLoopback, PROVIDER_LABELS, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
-export { ollamaRoot } from './ollama';
+// The background's side of provider types: each listed type's client is `<type>-client.ts` in
+// this folder (pages import `list.ts` only, so no SDK reaches them).
 
-export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'anthropic', 'google', 'ollama'];
+export { isLoopback, type ModelInfo } from './common';
+export { PROVIDERS, PROVIDER_TYPES, providerOf, type ProviderType } from './list';
 
-const CLIENTS: Record<ProviderType, (config: ProviderConfig) => ModelClient> = {
-  'openai-compatible': createOpenAICompatibleClient,
-  anthropic: createAnthropicClient,
-  google: createGoogleClient,
-  ollama: createOllamaClient,
-};
+const CLIENTS = import.meta.glob<ProviderClient>('./*-client.ts', { eager: true, import: 'default' });
 
-const LISTS: Record<ProviderType, (config: ProviderConfig, signal?: AbortSignal) => Promise<ModelInfo[]>> = {
-  'openai-compatible': listOpenAICompatibleModels,
-  anthropic: listAnthropicModels,
-  google: listGoogleModels,
-  ollama: listOllamaModels,
-};
+/** A provider type's facts and client; the key check every request and list starts with. */
+function partsOf(config: ProviderConfig): { provider: ProviderDefinition<ProviderType>; client: ProviderClient } {
+  const provider = providerOf(config.type);
+  const client = CLIENTS[`./${provider.type}-client.ts`];
+  if (!client) throw new Error(`The provider type ${provider.type} has no ${provider.type}-client.ts`);
+  if (provider.needsKey && !config.apiKey) {
+    throw new ProviderError(runError('auth', 'errors.provider.needsKey', { label: provider.label }));
+  }
+  return { provider, client };
+}
 
-/** The model client for a profile's provider type. Throws `ProviderError` when it cannot be built (no key, unsafe address). */
+/**
+ * The model client for a profile's provider type, images in tool results withheld where the type
+ * has no vision. Throws `ProviderError` when it cannot be built (no key, unsafe address).
+ */
 export function createModelClient(config: ProviderConfig): ModelClient {
-  return CLIENTS[config.type ?? 'openai-compatible'](config);
+  const { provider, client } = partsOf(config);
+  const model = client.createClient(config);
+  return provider.capabilities.vision ? model : withholdToolImages(model);
 }
 
 /** Where the agent's client says something to the conversation: prompted tool calls began, the context was shortened. */
@@ -38,39 +42,46 @@ export type NoticeKind = 'prompted-tools' | 'context';
 
 /**
  * The client an agent run uses: the provider's client, with prompted tool calls when the profile
- * says the model has no tool calling or the provider refuses tools, inside a context window
- * keeper. `notice` tells the conversation when either happens.
+ * or the provider type says the model has no tool calling or the provider refuses tools, inside
+ * a context window keeper (the provider's figure, else the profile's, else the type's).
+ * `notice` tells the conversation when either happens.
  */
 export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): ModelClient {
+  const { capabilities } = providerOf(config.type);
   const tools = withPromptedTools(createModelClient(config), {
-    prompted: config.toolMode === 'prompted',
+    prompted: config.toolMode === 'prompted' || !capabilities.tools,
     onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE, true),
   });
-  return withContextWindow(tools, { contextLength: config.contextLength, onCompact: (words, once) => notice?.('context', words, once) });
+  return withContextWindow(tools, {
+    contextLength: config.contextLength ?? capabilities.contextWindow,
+    onCompact: (words, once) => notice?.('context', words, once),
+  });
 }
 
 /** The models the provider lists (`/models`, `/api/tags`, Anthropic's and Gemini's lists), sorted by id. */
 export async function listModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
-  const models = await LISTS[config.type ?? 'openai-compatible'](config, signal);
+  const models = await partsOf(config).client.listModels(config, signal);
   return models.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-/** Asks the provider for its models: tells whether it answers at all, in words for the user. */
+/** Asks the provider for its models (or its own check): tells whether it answers at all, in words for the user. */
 export async function checkProvider(config: ProviderConfig, timeoutMs = 4000): Promise<ProviderCheck> {
   try {
+    const own = partsOf(config).client.check;
+    if (own) return await own(config, timeoutMs);
     const models = await listModels(config, AbortSignal.timeout(timeoutMs));
     const words = said('errors.provider.connected', { baseUrl: config.baseUrl });
     return { ok: true, model: config.model, message: english(words), said: words, models: models.map((m) => m.id) };
   } catch (error) {
-    const words = describeListError(error, config.type ?? 'openai-compatible', config.baseUrl);
+    const words = describeListError(error, config.type, config.baseUrl);
     return { ok: false, model: config.model, message: english(words), said: words };
   }
 }
 
 /** A failed model list or check, in words. */
-export function describeListError(error: unknown, type: ProviderType, baseUrl: string): Said {
+export function describeListError(error: unknown, type: ProviderType | undefined, baseUrl: string): Said {
   if (error instanceof ProviderError) return error.info.said ?? said('errors.provider.failed', { detail: error.info.message });
-  const label = PROVIDER_TYPE_NAMES[type];
+  const label = providerOf(type).label;
   if (error instanceof HttpError) {
     return error.status === 401 || error.status === 403 || /api[ _-]?key not valid/i.test(error.body)
       ? said('errors.provider.listKeyRefused', { label, baseUrl })

@@ -1,84 +1,19 @@
-import { createOllama } from 'ollama-ai-provider-v2';
-import type { ModelClient, ProviderConfig } from '../provider';
-import { assertKeyTransport, DEFAULT_BASE_URLS, fetchJson, trimUrl, type ModelInfo } from './common';
-import { createSdkClient } from './sdk';
+import { said } from '@/core/i18n/catalog';
+import { defineProvider } from './define';
 
-/**
- * Ollama's server root from what a user may type: `http://host:11434`, `…/api` or `…/v1` (the
- * OpenAI-compatible address, which people copy from other tools).
- */
-export function ollamaRoot(baseUrl: string): string {
-  return trimUrl(baseUrl || DEFAULT_BASE_URLS.ollama).replace(/\/(api|v1)$/, '');
-}
+const BASE_URL = 'http://localhost:11434';
 
-function authHeaders(config: ProviderConfig): Record<string, string> {
+/** Ollama's native API (`/api/chat`); client: `ollama-client.ts`. */
+export const ollama = defineProvider({
+  type: 'ollama',
+  label: said('providerTypes.ollama'),
+  defaultBaseUrl: BASE_URL,
+  baseUrlHint: said('provider.hintOllama', { url: BASE_URL }),
   // Ollama itself needs no key; one behind a proxy may want a bearer token.
-  return config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {};
-}
-
-/** What `/api/show` says about a model: its context length and whether it can call tools. */
-export interface OllamaModelDetails {
-  contextLength?: number;
-  /** `capabilities` lists "tools"; undefined when the server is too old to say. */
-  tools?: boolean;
-}
-
-/** `POST /api/show {model}`: the context length is `model_info["<architecture>.context_length"]`. */
-export async function showOllamaModel(config: ProviderConfig, signal?: AbortSignal): Promise<OllamaModelDetails> {
-  const body = await fetchJson<{ model_info?: Record<string, unknown>; capabilities?: string[] }>(`${ollamaRoot(config.baseUrl)}/api/show`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...authHeaders(config) },
-    body: JSON.stringify({ model: config.model }),
-    signal,
-  });
-  const info = body.model_info ?? {};
-  const key = Object.keys(info).find((k) => k.endsWith('.context_length'));
-  const length = key ? Number(info[key]) : NaN;
-  return {
-    contextLength: Number.isFinite(length) && length > 0 ? length : undefined,
-    tools: Array.isArray(body.capabilities) ? body.capabilities.includes('tools') : undefined,
-  };
-}
-
-/**
- * Ollama's native `/api/chat` (NDJSON stream) through `ollama-ai-provider-v2`. Unlike its `/v1`
- * endpoint, which silently cuts prompts to a small default window, it takes `num_ctx`: the
- * profile's override, else the model's own context length from `/api/show`.
- */
-export function createOllamaClient(config: ProviderConfig): ModelClient {
-  assertKeyTransport(ollamaRoot(config.baseUrl), config.apiKey);
-  let details: Promise<OllamaModelDetails> | undefined;
-  const show = () => (details ??= showOllamaModel(config).catch((): OllamaModelDetails => ({})));
-  return {
-    ...createSdkClient(config, {
-      protocol: 'Ollama',
-      model: (fetch) =>
-        createOllama({ baseURL: `${ollamaRoot(config.baseUrl)}/api`, headers: authHeaders(config), fetch }).chat(config.model),
-      // The package drops lines it cannot parse; a stream without its `"done": true` line was cut or garbled.
-      incomplete: (finish) => finish.finishReason.raw === undefined && finish.finishReason.unified === 'other',
-      async providerOptions() {
-        const numCtx = config.numCtx ?? (await show()).contextLength;
-        return numCtx ? { ollama: { options: { num_ctx: numCtx } } } : undefined;
-      },
-    }),
-    async contextLength() {
-      return config.numCtx ?? (await show()).contextLength;
-    },
-    async supportsTools() {
-      return (await show()).tools;
-    },
-  };
-}
-
-/** `GET /api/tags`: the models pulled on this Ollama. */
-export async function listOllamaModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
-  assertKeyTransport(ollamaRoot(config.baseUrl), config.apiKey);
-  const body = await fetchJson<{ models?: Array<{ name?: string; model?: string }> }>(`${ollamaRoot(config.baseUrl)}/api/tags`, {
-    headers: authHeaders(config),
-    signal,
-  });
-  return (body.models ?? [])
-    .map((m) => m.name ?? m.model)
-    .filter((id): id is string => typeof id === 'string')
-    .map((id) => ({ id }));
-}
+  needsKey: false,
+  keyHint: said('provider.apiKeyOllama'),
+  numCtx: true,
+  presets: [{ id: 'ollama', name: said('provider.presetOllamaNative'), baseUrl: BASE_URL, model: 'llama3.2' }],
+  // Whether the model calls tools, and its window, come from `/api/show` per model.
+  capabilities: { tools: true, vision: false },
+});

@@ -1,43 +1,25 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { ModelClient, ProviderConfig } from '../provider';
-import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
-import { createSdkClient } from './sdk';
+import { said } from '@/core/i18n/catalog';
+import { defineProvider } from './define';
 
 /**
- * A client for any OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, DeepSeek,
- * LM Studio, vLLM, Ollama's `/v1`), through `@ai-sdk/openai-compatible`.
+ * Any OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, DeepSeek, LM Studio, vLLM,
+ * Ollama's `/v1`); client: `openai-compatible-client.ts`. Profiles saved before provider types
+ * existed are of this type.
  */
-export function createOpenAICompatibleClient(config: ProviderConfig): ModelClient {
-  assertKeyTransport(config.baseUrl, config.apiKey);
-  return createSdkClient(config, {
-    protocol: 'OpenAI Chat Completions',
-    model: (fetch) =>
-      createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL: trimUrl(config.baseUrl),
-        apiKey: config.apiKey || undefined,
-        includeUsage: true,
-        fetch,
-      }).chatModel(config.model),
-  });
-}
-
-interface OpenAIModelList {
-  data?: Array<{ id?: string; name?: string; context_length?: number; max_model_len?: number; context_window?: number }>;
-}
-
-/** `GET {base}/models`; OpenRouter (`context_length`) and vLLM (`max_model_len`) also say the context window. */
-export async function listOpenAICompatibleModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
-  assertKeyTransport(config.baseUrl, config.apiKey);
-  const body = await fetchJson<OpenAIModelList>(`${trimUrl(config.baseUrl)}/models`, {
-    headers: config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {},
-    signal,
-  });
-  return (body.data ?? [])
-    .filter((m): m is { id: string } & typeof m => typeof m.id === 'string')
-    .map((m) => ({
-      id: m.id,
-      name: typeof m.name === 'string' && m.name !== m.id ? m.name : undefined,
-      contextLength: m.context_length ?? m.max_model_len ?? m.context_window,
-    }));
-}
+export const openaiCompatible = defineProvider({
+  type: 'openai-compatible',
+  label: said('providerTypes.openaiCompatible'),
+  defaultBaseUrl: 'http://localhost:11434/v1',
+  baseUrlHint: said('provider.hintOpenai'),
+  needsKey: false,
+  presets: [
+    { id: 'ollama-v1', name: said('provider.presetOllamaV1'), baseUrl: 'http://localhost:11434/v1', model: 'llama3.2' },
+    { id: 'lm-studio', name: said('provider.presetLmStudio'), baseUrl: 'http://localhost:1234/v1', model: '' },
+    { id: 'openai', name: 'OpenAI', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' },
+    { id: 'openrouter', name: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', model: 'openai/gpt-4o-mini' },
+    { id: 'deepseek', name: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', model: 'deepseek-chat' },
+  ],
+  // Chat Completions tool messages carry text only. The window is whatever the server lists
+  // (OpenRouter, vLLM), else the profile's.
+  capabilities: { tools: true, vision: false },
+});

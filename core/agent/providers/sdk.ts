@@ -2,7 +2,6 @@ import { APICallError, InvalidResponseDataError, type LanguageModelV3, type Lang
 import { describeProviderError, ProviderError } from '../errors';
 import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
 import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
-import { withoutToolImages } from '../tool-images';
 
 export interface RequestHooks {
   timings?: RequestTimings;
@@ -48,8 +47,6 @@ export interface SdkClientOptions {
   providerOptions?(): Promise<SharedV3ProviderOptions | undefined>;
   /** What the protocol is called in error messages. */
   protocol: string;
-  /** The provider shows images in tool results (Anthropic, Gemini); others get the results without them. */
-  imagesInToolResults?: boolean;
   /** True when the finish part shows the answer was cut short (a stream that ended without its last event). */
   incomplete?(finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }>): boolean;
 }
@@ -76,7 +73,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
       hooks = { timings: request.timings, beforeSend: request.beforeSend, trace: request.trace };
       try {
         return await model.doStream({
-          prompt: options.imagesInToolResults ? request.prompt : withoutToolImages(request.prompt),
+          prompt: request.prompt,
           tools: tools.length ? tools : undefined,
           abortSignal: request.signal,
           providerOptions,

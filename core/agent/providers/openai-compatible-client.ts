@@ -1,0 +1,46 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { ModelClient, ProviderConfig } from '../provider';
+import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
+import { defineProviderClient } from './define';
+import { createSdkClient } from './sdk';
+
+/**
+ * A client for any OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, DeepSeek,
+ * LM Studio, vLLM, Ollama's `/v1`), through `@ai-sdk/openai-compatible`.
+ */
+export function createOpenAICompatibleClient(config: ProviderConfig): ModelClient {
+  assertKeyTransport(config.baseUrl, config.apiKey);
+  return createSdkClient(config, {
+    protocol: 'OpenAI Chat Completions',
+    model: (fetch) =>
+      createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: trimUrl(config.baseUrl),
+        apiKey: config.apiKey || undefined,
+        includeUsage: true,
+        fetch,
+      }).chatModel(config.model),
+  });
+}
+
+interface OpenAIModelList {
+  data?: Array<{ id?: string; name?: string; context_length?: number; max_model_len?: number; context_window?: number }>;
+}
+
+/** `GET {base}/models`; OpenRouter (`context_length`) and vLLM (`max_model_len`) also say the context window. */
+export async function listOpenAICompatibleModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
+  assertKeyTransport(config.baseUrl, config.apiKey);
+  const body = await fetchJson<OpenAIModelList>(`${trimUrl(config.baseUrl)}/models`, {
+    headers: config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {},
+    signal,
+  });
+  return (body.data ?? [])
+    .filter((m): m is { id: string } & typeof m => typeof m.id === 'string')
+    .map((m) => ({
+      id: m.id,
+      name: typeof m.name === 'string' && m.name !== m.id ? m.name : undefined,
+      contextLength: m.context_length ?? m.max_model_len ?? m.context_window,
+    }));
+}
+
+export default defineProviderClient({ createClient: createOpenAICompatibleClient, listModels: listOpenAICompatibleModels });
