@@ -163,7 +163,8 @@ function leftovers(dir, folder) {
 // 3. Each plugin removed leaves a project that type-checks and builds, with nothing of it.
 const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n')
-  .filter((f) => f && existsSync(path.join(ROOT, f)));
+  // A worktree's node_modules may be a symlink git does not ignore: the copy links its own.
+  .filter((f) => f && f !== 'node_modules' && existsSync(path.join(ROOT, f)));
 
 for (const folder of folders) {
   if (only.length && !only.includes(folder)) continue;
