@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
+import { watchLocales, writeMergedLocales } from './build/locales.mjs';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
@@ -22,11 +24,31 @@ function commands(browser: string, manifestVersion: number) {
   };
 }
 
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+/**
+ * The words of each language, `locales/<lang>.json` and every `plugins/<id>/locales/<lang>.json`
+ * merged (build/locales.mjs): `@wxt-dev/i18n` reads them from here, the pages import `#locales`.
+ */
+const MERGED_LOCALES = fileURLToPath(new URL('.wxt/locales', import.meta.url));
+let watchingLocales = false;
+
 // See https://wxt.dev/api/config.html
 export default defineConfig({
   modules: ['@wxt-dev/module-vue', '@wxt-dev/webextension-polyfill', '@wxt-dev/i18n/module'],
+  i18n: { localesDir: MERGED_LOCALES },
+  alias: { '#locales': MERGED_LOCALES },
+  hooks: {
+    // Before anything reads them: `wxt prepare`, a build, `wxt` serving, a unit-test run.
+    ready: () => writeMergedLocales(ROOT, MERGED_LOCALES),
+    'build:done': (wxt) => {
+      if (wxt.config.command !== 'serve' || watchingLocales) return;
+      watchingLocales = true;
+      watchLocales(ROOT, MERGED_LOCALES);
+    },
+  },
   manifest: ({ browser, manifestVersion }) => ({
-    // Localized from `locales/<lang>.json` (`@wxt-dev/i18n` writes the browser's `_locales`).
+    // Localized from `locales/<lang>.json` (`@wxt-dev/i18n` writes the browser's `_locales` from
+    // the merged words, plugins' included).
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',

@@ -1,9 +1,14 @@
 // Proves that every built-in plugin is one folder: for each folder in plugins/, a copy of the
 // project without that folder, without its line in each plugin list (plugins/index.ts, ui.ts,
 // offscreen.ts) and without its thin entrypoints (entrypoints/<folder>-*, <folder>.*) must
-// type-check and build, and the build must hold nothing of it (none of its tool names).
+// type-check and build, and the build must hold nothing of it: none of its tools' descriptions,
+// none of its words (no message named by a key of its plugins/<id>/locales/ in the browser's
+// _locales, none of its longer texts in any built file).
 // Also checks that no file outside plugins/ (and outside tests and docs) names a built-in tool,
-// and that nothing in core/ imports from plugins/, components/ or stores/.
+// that nothing in core/ imports from plugins/, components/ or stores/, and where each message key
+// the code names (a quoted 'section.key') is defined: a plugin's code uses its own words or the
+// core's, never another plugin's; the core's code uses only the core's words; and a key of
+// locales/ that only one plugin's code uses belongs in that plugin's locales/.
 //
 //   node scripts/check-plugins.mjs            every plugin
 //   node scripts/check-plugins.mjs tabs web   only these
@@ -12,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { languages, leafKeys, localeSources, readWords } from '../build/locales.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LISTS = ['plugins/index.ts', 'plugins/ui.ts', 'plugins/offscreen.ts'];
@@ -72,10 +78,93 @@ for (const dir of CORE_DIRS) {
 }
 console.log(`core: ${failures.length ? failures.length + ' problem(s)' : 'names no built-in tool and imports no plugin'}`);
 
-// 2. Each plugin removed leaves a project that type-checks and builds, with nothing of it.
+// 2. Each message key the code names is defined where its code can count on it.
+const LANGS = languages(ROOT);
+const SOURCES = localeSources(ROOT);
+const PLURAL = /\.(zero|one|two|few|many|other)$/;
+/** Each message key (a plural once, without its forms) → the sources that define it ('core', 'plugins/<id>'). */
+const definedBy = new Map();
+for (const source of SOURCES) {
+  for (const key of leafKeys(readWords(source, 'en') ?? {})) {
+    for (const k of new Set([key, key.replace(PLURAL, '')])) definedBy.set(k, [...(definedBy.get(k) ?? []), source.owner]);
+  }
+}
+/** Which part of the project a file is: 'core', or 'plugins/<id>'. */
+const ownerOf = (rel) => (/^plugins\/[^/]+\//.test(rel) ? rel.split('/').slice(0, 2).join('/') : 'core');
+/** Message key → the parts whose (non-test) code names it. */
+const usedBy = new Map();
+const before = failures.length;
+for (const dir of ['core', 'components', 'stores', 'entrypoints', 'plugins']) {
+  for (const file of files(path.join(ROOT, dir))) {
+    const rel = path.relative(ROOT, file);
+    if (/\.test\.ts$|\.json$/.test(rel)) continue;
+    const owner = ownerOf(rel);
+    for (const m of readFileSync(file, 'utf8').matchAll(/['"`]([A-Za-z0-9]+(?:\.[A-Za-z0-9]+)+)['"`]/g)) {
+      const owners = definedBy.get(m[1]);
+      if (!owners) continue;
+      usedBy.set(m[1], new Set([...(usedBy.get(m[1]) ?? []), owner]));
+      if (!owners.includes('core') && !owners.includes(owner)) failures.push(`${rel} uses the word ${m[1]} of ${owners.join(', ')}: ${owner === 'core' ? 'the core' : owner} must not count on it`);
+    }
+  }
+}
+for (const [key, owners] of definedBy) {
+  const users = [...(usedBy.get(key) ?? [])];
+  if (owners.includes('core') && users.length === 1 && users[0] !== 'core') failures.push(`locales/: ${key} is used only by ${users[0]}: move it to ${users[0]}/locales/`);
+}
+console.log(`words: ${failures.length > before ? failures.length - before + ' problem(s)' : `${definedBy.size} keys in ${SOURCES.length} folders, each used where it is defined`}`);
+
+/**
+ * What of a plugin's words a build without it must not hold: the message names of its keys in
+ * `_locales` (`mcp.title` → `mcp_title`), and its longer texts (20+ characters, in every
+ * language) that no other folder's words contain, written plainly (no quote, backslash, `$` or
+ * line break, which a bundler may escape).
+ */
+function pluginWords(folder) {
+  const source = SOURCES.find((s) => s.owner === `plugins/${folder}`);
+  if (!source) return { names: [], texts: [] };
+  const names = leafKeys(readWords(source, 'en') ?? {}).map((k) => k.replaceAll('.', '_'));
+  const texts = [];
+  for (const lang of LANGS) {
+    const others = SOURCES.filter((s) => s !== source).map((s) => JSON.stringify(readWords(s, lang) ?? {})).join('\n');
+    const own = readWords(source, lang) ?? {};
+    for (const key of leafKeys(own)) {
+      const text = key.split('.').reduce((node, part) => node[part], own);
+      if (text.length >= 20 && !/[`"'\\$\n\u2066-\u2069]/.test(text) && !others.includes(text)) texts.push(text);
+    }
+  }
+  return { names, texts };
+}
+
+/** What a build in `dir` (chrome-mv3, firefox-mv2) still holds of plugins/<folder>: its tools' descriptions, its words. */
+function leftovers(dir, folder) {
+  const left = [];
+  const descriptions = pluginTools(folder);
+  const words = pluginWords(folder);
+  for (const out of ['.output/chrome-mv3', '.output/firefox-mv2']) {
+    for (const lang of LANGS) {
+      const file = path.join(dir, out, '_locales', lang, 'messages.json');
+      if (!existsSync(file)) continue;
+      const messages = JSON.parse(readFileSync(file, 'utf8'));
+      const names = words.names.filter((n) => Object.prototype.hasOwnProperty.call(messages, n));
+      if (names.length) left.push(`its messages ${names.slice(0, 3).join(', ')}${names.length > 3 ? '…' : ''} in ${path.relative(dir, file)}`);
+    }
+    for (const file of files(path.join(dir, out))) {
+      const text = readFileSync(file, 'utf8');
+      for (const [name, description] of descriptions) {
+        if (text.includes(description)) left.push(`${name} (its description) in ${path.relative(dir, file)}`);
+      }
+      const found = words.texts.find((t) => text.includes(t));
+      if (found) left.push(`its words "${found.slice(0, 40)}…" in ${path.relative(dir, file)}`);
+    }
+  }
+  return left;
+}
+
+// 3. Each plugin removed leaves a project that type-checks and builds, with nothing of it.
 const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n')
-  .filter((f) => f && existsSync(path.join(ROOT, f)));
+  // A worktree's node_modules may be a symlink git does not ignore: the copy links its own.
+  .filter((f) => f && f !== 'node_modules' && existsSync(path.join(ROOT, f)));
 
 for (const folder of folders) {
   if (only.length && !only.includes(folder)) continue;
@@ -122,21 +211,12 @@ for (const folder of folders) {
       failures.push(`without plugins/${folder}: the build fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
       continue;
     }
-    const left = [];
-    const descriptions = pluginTools(folder);
-    for (const out of ['.output/chrome-mv3', '.output/firefox-mv2']) {
-      for (const file of files(path.join(dir, out))) {
-        const text = readFileSync(file, 'utf8');
-        for (const [name, description] of descriptions) {
-          if (text.includes(description)) left.push(`${name} (its description) in ${path.relative(dir, file)}`);
-        }
-      }
-    }
+    const left = leftovers(dir, folder);
     if (left.length) {
       failures.push(`without plugins/${folder}: the build still holds ${[...new Set(left)].join(', ')}`);
       continue;
     }
-    console.log(`without plugins/${folder} (${tools.join(', ') || 'no tools'}): type-checks, builds, nothing left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(`without plugins/${folder} (${tools.join(', ') || 'no tools'}; ${pluginWords(folder).names.length} messages): type-checks, builds, nothing left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,15 +1,19 @@
 import type { GeneratedI18nStructure } from '#i18n';
-import en from '@/locales/en.json';
-import he from '@/locales/he.json';
-import hy from '@/locales/hy.json';
-import vi from '@/locales/vi.json';
-import zhCN from '@/locales/zh_CN.json';
+import en from '#locales/en.json';
+import he from '#locales/he.json';
+import hy from '#locales/hy.json';
+import vi from '#locales/vi.json';
+import zhCN from '#locales/zh_CN.json';
 import type { Locale } from './locales';
 
 /**
  * The translations and the pure functions that read them, for any context (the pages' runtime in
  * `core/ui/i18n.ts` reads the current page language; the background renders `Said` words in
  * English for the model, traces and exports). No Vue, no extension API.
+ *
+ * `#locales/<lang>.json` is the build's merge of the core's `locales/<lang>.json` and each
+ * plugin's `plugins/<id>/locales/<lang>.json` (`build/locales.mjs`): a plugin's words are here
+ * only while its folder is.
  */
 
 type Catalog = Record<string, unknown>;
@@ -17,7 +21,7 @@ const CATALOGS: Record<Locale, Catalog> = { en, he, vi, hy, 'zh-CN': zhCN };
 
 type Leaf = Extract<keyof GeneratedI18nStructure, string>;
 type PluralCategory = 'zero' | 'one' | 'two' | 'few' | 'many' | 'other';
-/** A key of a plain message (`locales/en.json`, dotted). */
+/** A key of a plain message (`locales/en.json` or a plugin's `locales/en.json`, dotted). */
 export type MessageKey = Exclude<Leaf, `@@${string}` | `${string}.${PluralCategory}`>;
 /** A key of a plural message: its object holds one string per CLDR category. */
 export type PluralKey = { [K in Leaf]: K extends `${infer Base}.other` ? Base : never }[Leaf];

@@ -18,15 +18,16 @@ import {
 import { LOCALE_INFO, LOCALES, localeOf, type Locale } from '@/core/i18n/locales';
 
 /**
- * The pages' translations. The same files under `locales/` feed `@wxt-dev/i18n`'s module, which
- * writes the browser's `_locales` (the manifest's name and description) and the key types; the
- * pages use this runtime instead of `browser.i18n`, which always follows the browser's language:
- * here the language chosen in settings applies at once, and plurals follow CLDR
- * (`Intl.PluralRules`: Hebrew has `two`, Vietnamese and Chinese only `other`).
+ * The pages' translations. The same words (`locales/` and each plugin's `locales/`, merged by
+ * `build/locales.mjs`) feed `@wxt-dev/i18n`'s module, which writes the browser's `_locales` (the
+ * manifest's name and description) and the key types; the pages use this runtime instead of
+ * `browser.i18n`, which always follows the browser's language: here the language chosen in
+ * settings applies at once, and plurals follow CLDR (`Intl.PluralRules`: Hebrew has `two`,
+ * Vietnamese and Chinese only `other`).
  *
  * - `t('chat.send')`, `t('approval.title', { tool })`: `{name}` placeholders.
- * - `tn('tasks.done', count, { total })`: a plural, written in the files as an object of CLDR
- *   categories (`{ "one": "…", "other": "… {count} …" }`); `{count}` is the formatted number.
+ * - `tn('dataSettings.exported', count, { file })`: a plural, written in the files as an object
+ *   of CLDR categories (`{ "one": "…", "other": "… {count} …" }`); `{count}` is the formatted number.
  * - `formatNumber`, `formatDate`, `formatTime`, `formatRelative`: `Intl` in the page's language.
  *
  * Every function reads the current locale from a Vue ref, so templates and `computed`s follow a

@@ -1,18 +1,21 @@
 import { fileURLToPath } from 'node:url';
+import { languages, leafKeys, localeSources, mergeLocales, readWords } from '@/build/locales.mjs';
+import en from '#locales/en.json';
+import he from '#locales/he.json';
+import hy from '#locales/hy.json';
+import vi from '#locales/vi.json';
+import zhCN from '#locales/zh_CN.json';
 import { LOCALES, localeOf, resolveLocale, type Locale } from '@/core/i18n/locales';
-import en from '@/locales/en.json';
-import he from '@/locales/he.json';
-import hy from '@/locales/hy.json';
-import vi from '@/locales/vi.json';
-import zhCN from '@/locales/zh_CN.json';
 import { hardCodedStrings, NOT_YET_CONVERTED, readSource, vueFiles } from './strings';
 
-const FILES: Record<Locale, Record<string, unknown>> = { en, he, vi, hy, 'zh-CN': zhCN };
+type Words = Record<string, unknown>;
 const CATEGORIES = new Set(['zero', 'one', 'two', 'few', 'many', 'other']);
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+/** A locale's file name: `zh-CN` is `zh_CN.json` (the browser's `_locales` spelling). */
+const fileOf = (locale: Locale) => locale.replace('-', '_');
 
 /** Dotted keys of the leaves; a plural (an object of CLDR categories) is one entry with its categories. */
-function flatten(node: Record<string, unknown>, prefix = ''): Map<string, string[] | 'text'> {
+function flatten(node: Words, prefix = ''): Map<string, string[] | 'text'> {
   const out = new Map<string, string[] | 'text'>();
   for (const [key, value] of Object.entries(node)) {
     const path = prefix ? `${prefix}.${key}` : key;
@@ -20,25 +23,34 @@ function flatten(node: Record<string, unknown>, prefix = ''): Map<string, string
     else if (value && typeof value === 'object') {
       const keys = Object.keys(value);
       if (keys.every((k) => CATEGORIES.has(k))) out.set(path, keys.sort());
-      else for (const [k, v] of flatten(value as Record<string, unknown>, path)) out.set(k, v);
+      else for (const [k, v] of flatten(value as Words, path)) out.set(k, v);
     }
   }
   return out;
 }
 
-function texts(node: Record<string, unknown>, prefix = ''): Array<[string, string]> {
+function texts(node: Words, prefix = ''): Array<[string, string]> {
   return Object.entries(node).flatMap(([key, value]) =>
-    typeof value === 'string' ? [[prefix + key, value] as [string, string]] : texts(value as Record<string, unknown>, `${prefix}${key}.`),
+    typeof value === 'string' ? [[prefix + key, value] as [string, string]] : texts(value as Words, `${prefix}${key}.`),
   );
 }
 
 const placeholders = (text: string) => [...text.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]).sort();
 
-describe('locale files', () => {
-  const english = flatten(en);
+// The core's words (`locales/`) and each plugin's (`plugins/<id>/locales/`): each set is whole in
+// every language on its own, so a plugin's folder can go without leaving a language short.
+const sources = localeSources(root);
+
+describe.each(sources.map((s) => [s.owner, s] as const))('the words of %s', (_owner, source) => {
+  const own = readWords(source, 'en') as Words;
+  const english = flatten(own);
+
+  it('has a file for every language', () => {
+    for (const locale of LOCALES) expect(readWords(source, fileOf(locale)), `${source.owner} ${fileOf(locale)}.json`).toBeDefined();
+  });
 
   it.each(LOCALES)('%s has every key of English, nothing more, and each plural has its CLDR categories', (locale) => {
-    const messages = flatten(FILES[locale]);
+    const messages = flatten(readWords(source, fileOf(locale)) as Words);
     expect([...messages.keys()].sort()).toEqual([...english.keys()].sort());
     const categories = [...new Intl.PluralRules(locale).resolvedOptions().pluralCategories].sort();
     for (const [key, shape] of english) {
@@ -48,8 +60,8 @@ describe('locale files', () => {
   });
 
   it.each(LOCALES)('%s keeps the placeholders of English and has no "$" (the browser reads it in messages.json)', (locale) => {
-    const base = new Map(texts(en).map(([k, v]) => [k.replace(/\.(zero|one|two|few|many|other)$/, ''), placeholders(v)]));
-    for (const [key, text] of texts(FILES[locale])) {
+    const base = new Map(texts(own).map(([k, v]) => [k.replace(/\.(zero|one|two|few|many|other)$/, ''), placeholders(v)]));
+    for (const [key, text] of texts(readWords(source, fileOf(locale)) as Words)) {
       const plain = key.replace(/\.(zero|one|two|few|many|other)$/, '');
       // A plural form may leave {count} out ("כלי אחד": one tool).
       expect(placeholders(text).filter((p) => p !== 'count'), `${locale} ${key}`).toEqual((base.get(plain) ?? []).filter((p) => p !== 'count'));
@@ -59,7 +71,22 @@ describe('locale files', () => {
   });
 
   it('names keys so the browser accepts them as message names ([A-Za-z0-9_] once the dots are joined)', () => {
-    for (const key of flatten(en).keys()) expect(key).toMatch(/^[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$/);
+    for (const key of english.keys()) expect(key).toMatch(/^[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$/);
+  });
+});
+
+describe('the merged catalog', () => {
+  it('has the five languages, and no key defined twice', () => {
+    expect(languages(root)).toEqual(LOCALES.map(fileOf).sort());
+    expect(() => mergeLocales(root)).not.toThrow();
+  });
+
+  it("is what the runtime reads (#locales): the core's words and every plugin's", () => {
+    const merged = mergeLocales(root);
+    const read: Record<Locale, Words> = { en, he, hy, vi, 'zh-CN': zhCN };
+    for (const locale of LOCALES) expect(read[locale]).toEqual(merged[fileOf(locale)]);
+    const keys = new Set(leafKeys(en));
+    for (const source of sources) for (const key of leafKeys(readWords(source, 'en')!)) expect(keys.has(key), `${source.owner} ${key}`).toBe(true);
   });
 });
 

@@ -30,7 +30,7 @@ describe('i18n runtime', () => {
     setLocale('vi');
     expect(tn('plugins.tools', 1)).toBe('1 công cụ');
     setLocale('zh-CN');
-    expect(tn('tasks.done', 2, { total: 3 })).toBe('已完成 2/3');
+    expect(tn('dataSettings.exported', 2, { file: 'a.json' })).toBe('已将 2 个对话导出到 a.json。');
   });
 
   it('formats numbers and dates in the language', () => {
