@@ -9,7 +9,7 @@ import { createGoogleClient, listGoogleModels } from './google';
 import { createOllamaClient, listOllamaModels } from './ollama';
 import { createOpenAICompatibleClient, listOpenAICompatibleModels } from './openai-compatible';
 
-export { DEFAULT_BASE_URLS, isLoopback, PROVIDER_LABELS, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
+export { DEFAULT_BASE_URLS, PROVIDER_LABELS, PROVIDER_TYPE_NAMES, type ModelInfo } from './common';
 export { ollamaRoot } from './ollama';
 
 export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'anthropic', 'google', 'ollama'];
