@@ -276,8 +276,7 @@ describe('Baidu result links: followed hop by hop, each hop checked, the target 
   const block = (href: string, title: string) => `<div class="result c-container"><h3 class="t"><a href="${href}">${title}</a></h3><span class="content-right_8Zs40">About ${title}</span></div>`;
 
   test('a link that leads into the user\'s network is named, never requested; a Baidu hop that resolves locally is not requested', async () => {
-    const { search } = await import('@/plugins/web/search/engines');
-    const { parseSearchPage } = await import('@/plugins/web/search/parse');
+    const { parseSearchPage, search } = await import('@/plugins/web/search/engines');
     const { parseHtml } = await import('@/tests/unit/helpers/dom');
     const engine = `http://127.0.0.1:${port}`;
     const trap = 'http://localhost:6379/admin';
