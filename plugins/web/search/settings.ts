@@ -129,7 +129,7 @@ export function isLoopbackEndpoint(value: string): boolean {
  * it: they write `{engine: url}` as JSON under `web.test.searchEndpoints` in the `secrets` table
  * from an extension page (see tests/e2e/web.test.mjs). No message, setting or UI reads or writes
  * that entry, web pages and content scripts cannot reach the extension's IndexedDB, and only
- * loopback (127/8, localhost, ::1) addresses are taken, anything else is ignored.
+ * loopback addresses (`isLoopbackHost`, the one test in core/net) are taken, anything else is ignored.
  */
 export async function searchEndpoints(store: SearchStore): Promise<Record<SearchEngineId, string>> {
   const endpoints = { ...DEFAULT_ENDPOINTS };
