@@ -1,3 +1,5 @@
+import { originOf } from './origin';
+
 /**
  * Addresses the user set up themselves: the model providers' (Settings → Model provider) and any a
  * plugin adds for a service the user configured (a server address typed in its settings). Typing
@@ -26,12 +28,7 @@ export class ConfiguredOrigins {
   }
 
   async has(url: string | URL): Promise<boolean> {
-    let origin: string;
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      return false;
-    }
-    return (await this.all()).has(origin);
+    const origin = originOf(url);
+    return origin !== '' && (await this.all()).has(origin);
   }
 }

@@ -6,10 +6,9 @@
  * or the file that moves it carries its own. Used by `ProviderService` (save, model lists) and by
  * the settings file's import (`core/data/settings-import.ts`).
  */
-import { originOf } from './origin';
+import { sameOrigin } from './origin';
 
 /** Whether a secret saved for `savedFor` may go to `now`: both http(s), same origin. */
 export function keepsSecret(savedFor: string | undefined, now: string | undefined): boolean {
-  const origin = originOf(savedFor);
-  return origin !== '' && origin === originOf(now);
+  return sameOrigin(savedFor, now);
 }

@@ -8,7 +8,19 @@
  * This is the one test of "local" in the code: by name here (`localNetworkKind`, `hostKind`), and
  * by the IP address a name resolved to or a response came from (`addressKind`, used with what the
  * browser tells: `core/net/address.ts`), so `127.0.0.1.nip.io` or an intranet name that resolves to
- * 10.x counts as local too.
+ * 10.x counts as local too. `isLoopbackHost` (where plain http:// may carry a key or token) is the
+ * loopback part of the same test. Nothing else in the code may decide "local" or "loopback" by
+ * itself: a security decision about an address calls one of these.
+ *
+ * What counts (tests/unit/local-network.test.ts has a case for each):
+ * - loopback: `localhost`, `*.localhost`, 127.0.0.0/8, 0.0.0.0/8, `::1`, `::`;
+ * - private: 10/8, 172.16/12, 192.168/16, 100.64/10 (carrier-grade NAT), fc00::/7, and the names
+ *   `*.local`, `*.internal`, `*.lan`, `*.home.arpa`;
+ * - link-local: 169.254/16, fe80::/10;
+ * - single-label: a name without a dot (`router`), an empty or unreadable host;
+ * - an IPv4-mapped or IPv4-compatible IPv6 address (`::ffff:10.0.0.1`) is judged by its IPv4;
+ *   numeric forms of IPv4 (`2130706433`, `0x7f.1`, `0177.0.0.1`) and trailing dots are read the
+ *   way the browser's URL parser reads them.
  */
 
 /** Why an address counts as local, or null when it is a public one. */
@@ -30,6 +42,20 @@ function ipv4Kind([a, b]: number[]): LocalNetworkKind | null {
   if (a === 100 && b! >= 64 && b! <= 127) return 'private'; // carrier-grade NAT, 100.64/10
   if (a === 169 && b === 254) return 'link-local';
   return null;
+}
+
+/**
+ * A host name as the browser's URL parser leaves it: the other spellings of an IPv4 address
+ * (`2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1`) become dotted. `URL.hostname` is already in this
+ * form; a name from anywhere else (DNS, a test, a caller that did not parse a URL) may not be.
+ */
+function canonicalIpv4(host: string): string {
+  if (!/^[0-9a-fx.]+$/i.test(host) || !/\d/.test(host)) return host;
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return host;
+  }
 }
 
 /** Expands an IPv6 address (no brackets) to its eight 16-bit groups, or null. */
@@ -71,7 +97,7 @@ function ipv6Kind(g: number[]): LocalNetworkKind | null {
  */
 export function addressKind(ip: string): LocalNetworkKind | null {
   const text = ip.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, ''); // no zone id (fe80::1%eth0)
-  const v4 = ipv4(text);
+  const v4 = ipv4(text) ?? ipv4(canonicalIpv4(text));
   if (v4) return ipv4Kind(v4);
   const groups = ipv6Groups(text);
   return groups ? ipv6Kind(groups) : null;
@@ -84,11 +110,12 @@ export function addressKind(ip: string): LocalNetworkKind | null {
  */
 export function hostKind(hostname: string): LocalNetworkKind | null {
   let host = hostname.toLowerCase();
-  if (host.startsWith('[') && host.endsWith(']')) {
-    const groups = ipv6Groups(host.slice(1, -1));
+  // IPv6 in brackets (`URL.hostname`), or bare (`::1` as a caller may hand it).
+  if ((host.startsWith('[') && host.endsWith(']')) || host.includes(':')) {
+    const groups = ipv6Groups(host.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, ''));
     return groups ? ipv6Kind(groups) : 'single-label';
   }
-  host = host.replace(/\.+$/, '');
+  host = canonicalIpv4(host.replace(/\.+$/, ''));
   const v4 = ipv4(host);
   if (v4) return ipv4Kind(v4);
   if (!host) return 'single-label';
@@ -110,7 +137,11 @@ export function localNetworkKind(url: string | URL): LocalNetworkKind | null {
   return hostKind(parsed.hostname);
 }
 
-/** A host on this computer (`localhost`, 127/8, `::1`): where plain http:// may carry credentials. */
+/**
+ * A host on this computer (`localhost`, `*.localhost`, 127/8, 0/8, `::1`, `::`, and IPv4-mapped
+ * forms of them): where plain http:// may carry credentials (a provider's API key, an MCP server's
+ * token) and where the tests' endpoint overrides may point.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   return hostKind(hostname) === 'loopback';
 }

@@ -13,3 +13,9 @@ export function originOf(url: string | URL | undefined): string {
     return '';
   }
 }
+
+/** Whether `a` and `b` are http(s) addresses of one origin (scheme, host and port); false for anything else. */
+export function sameOrigin(a: string | URL | undefined, b: string | URL | undefined): boolean {
+  const origin = originOf(a);
+  return origin !== '' && origin === originOf(b);
+}

@@ -10,7 +10,8 @@ import { ToolRegistry } from '@/core/registry/registry';
 import { startMcpServer } from '../../tests/mcp-server/server.mjs';
 import { guardedFetch, McpReachError } from './guard';
 import type { OAuthState } from './oauth';
-import { McpService, McpSettingsError } from './service';
+import { McpService } from './service';
+import { McpSettingsError } from './server-input';
 import type { McpServerConfig } from './types';
 
 const REDIRECT = 'https://sidequest-test.chromiumapp.org/';

@@ -5,7 +5,8 @@ import { ToolRegistry } from '@/core/registry/registry';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
 import { CHART_PNG, startMcpServer } from '../../tests/mcp-server/server.mjs';
 import { mcpInputSchema } from './schema';
-import { checkUrl, McpService, McpSettingsError, parseHeaders } from './service';
+import { McpService } from './service';
+import { checkUrl, McpSettingsError, parseHeaders } from './server-input';
 import type { McpServerConfig } from './types';
 
 type TestServer = Awaited<ReturnType<typeof startMcpServer>>;

@@ -1,18 +1,18 @@
 import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
-import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
-import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
-import { isLoopbackHost } from '@/core/net/local-network';
+import type { Plugin } from '@/core/registry/types';
+import { english, said, type Said } from '@/core/i18n/catalog';
 import { oneLine, untrusted } from '@/core/registry/untrusted';
 import type { AddressProbe } from '@/core/net/address';
-import { schemaPatternProblem } from '@/core/registry/safe-regex';
 import { McpConnectError, McpConnection, worded, type McpTransportKind } from './connection';
 import { guardedFetch, type McpReachMode } from './guard';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
-import { mcpToolDescription, nameTools, serverSlug } from './naming';
+import { nameTools, serverSlug } from './naming';
 import { mapCallResult } from './results';
-import { mcpInputSchema } from './schema';
-import type { AddMcpServerInput, CachedTool, McpServerConfig, McpServerStatus, McpServerView } from './types';
+import { checkUrl, credentialsFor, labelOf, McpSettingsError, serverOrigin } from './server-input';
+import { cacheTool, serverTools } from './server-tools';
+import type { AddMcpServerInput, McpServerConfig, McpServerStatus, McpServerView } from './types';
+
 
 /** Where the servers' settings and credentials live (the plugin's IndexedDB storage). */
 export interface McpStores {
@@ -42,11 +42,6 @@ export interface McpServiceOptions {
    * Without them, such a server's 401 is only reported.
    */
   oauth?: { redirectUrl: string; signIn(authorizationUrl: URL): Promise<string> };
-}
-
-/** A user-facing error of the settings form. */
-export class McpSettingsError extends SaidError {
-  override name = 'McpSettingsError';
 }
 
 interface Entry {
@@ -363,46 +358,8 @@ export class McpService {
     const { config } = entry;
     const others = new Set([...this.entries.values()].flatMap((e) => (e === entry ? [] : [...e.names.values()])));
     entry.names = nameTools(config.slug, config.tools.map((t) => t.name), entry.names, others);
-    const origin = originOf(config.url);
     const label = labelOf(config);
-    const problems: string[] = [];
-    // Schemas with a pattern the linear-time engine cannot take (or too large): never validated
-    // with a backtracking RegExp, so not offered.
-    const badPatterns: string[] = [];
-    const tools: ToolDefinition[] = [];
-    for (const tool of config.tools) {
-      const name = entry.names.get(tool.name)!;
-      const inputSchema = mcpInputSchema(tool.inputSchema);
-      if (!inputSchema) {
-        problems.push(`"${oneLine(tool.name, 60)}"`);
-        continue;
-      }
-      if (schemaPatternProblem(inputSchema)) {
-        badPatterns.push(`"${oneLine(tool.name, 60)}"`);
-        continue;
-      }
-      tools.push({
-        name,
-        description: mcpToolDescription({ server: label, origin, tool: tool.name, title: tool.title ?? tool.annotations?.title, description: tool.description }),
-        inputSchema,
-        // The server decides what its tool does: taken as acting, destructive and open-world until
-        // the user's approval says otherwise; what the server says of it is only a claim.
-        annotations: {
-          readOnly: false,
-          destructive: true,
-          openWorld: true,
-          // An address from a settings file is not the user's until they confirm it.
-          target: () => ({ url: config.url, configured: !config.imported }),
-          claims: claimsOf(tool.annotations),
-        },
-        execute: (input: Record<string, unknown>, context) => this.call(config.id, tool.name, input, context.signal),
-      });
-    }
-    const notOffered = problems.length
-      ? said('mcp.errors.notOffered', { tools: problems.join(', ') })
-      : badPatterns.length
-        ? said('mcp.errors.notOfferedPattern', { tools: badPatterns.join(', ') })
-        : undefined;
+    const { tools, notOffered } = serverTools(config, entry.names, (toolName, input, signal) => this.call(config.id, toolName, input, signal));
     if (!tools.length) {
       if (notOffered) setError(entry, notOffered);
       return;
@@ -451,7 +408,7 @@ export class McpService {
       }
       throw new Error(`The MCP server "${label}" could not run "${toolName}". What it said: ${said}`);
     }
-    return mapCallResult(result, { server: label, origin: originOf(entry.config.url), tool: toolName });
+    return mapCallResult(result, { server: label, origin: serverOrigin(entry.config), tool: toolName });
   }
 
   // ——— Helpers ———
@@ -482,96 +439,6 @@ export class McpService {
 function setError(entry: Entry, words: Said | undefined): void {
   entry.lastError = words ? english(words) : undefined;
   entry.lastErrorSaid = words;
-}
-
-export function labelOf(config: Pick<McpServerConfig, 'name' | 'url'>): string {
-  if (config.name) return config.name;
-  try {
-    return new URL(config.url).host;
-  } catch {
-    return config.url;
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
-}
-
-function cacheTool(tool: Tool): CachedTool {
-  const a = tool.annotations;
-  const annotations: CachedTool['annotations'] = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'idempotentHint'] as const) {
-    if (typeof a?.[key] === 'boolean') annotations[key] = a[key];
-  }
-  if (typeof a?.title === 'string') annotations.title = a.title;
-  return {
-    name: String(tool.name),
-    ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
-    ...(typeof tool.description === 'string' ? { description: tool.description.slice(0, 8000) } : {}),
-    inputSchema: (tool.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
-    ...(Object.keys(annotations).length ? { annotations } : {}),
-  };
-}
-
-/** A server's own hints (MCP tool annotations), kept as claims for the approval policy. */
-export function claimsOf(annotations: CachedTool['annotations']): ToolAnnotations['claims'] {
-  if (!annotations) return undefined;
-  const claims: NonNullable<ToolAnnotations['claims']> = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint'] as const) {
-    if (typeof annotations[key] === 'boolean') claims[key] = annotations[key];
-  }
-  return Object.keys(claims).length ? claims : undefined;
-}
-
-/** The server address, checked: http(s) only, no credentials in it. */
-export function checkUrl(raw: string): string {
-  const text = (raw ?? '').trim();
-  if (!text) throw new McpSettingsError('mcp.errors.urlMissing', { example: 'https://mcp.example.com/mcp' });
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new McpSettingsError('mcp.errors.notUrl', { text: text.slice(0, 100), example: 'https://mcp.example.com/mcp' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpSettingsError('mcp.errors.urlScheme');
-  if (url.username || url.password) throw new McpSettingsError('mcp.errors.credentialsInUrl');
-  url.hash = '';
-  return url.href;
-}
-
-/** The headers a server is sent: the user's lines and the bearer token, checked. */
-function credentialsFor(url: string, input: { bearerToken?: string; headers?: string }): Record<string, string> {
-  const headers = parseHeaders(input.headers ?? '');
-  const token = (input.bearerToken ?? '').trim();
-  if (token) {
-    if (/[\r\n]/.test(token)) throw new McpSettingsError('mcp.errors.tokenLines');
-    headers.Authorization = `Bearer ${token}`;
-  }
-  const parsed = new URL(url);
-  if (Object.keys(headers).length && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
-    throw new McpSettingsError('mcp.errors.plainHttp');
-  }
-  return headers;
-}
-
-/** `Name: value` lines → headers; blank lines are skipped; a malformed line is refused. */
-export function parseHeaders(text: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [i, line] of text.split(/\r?\n/).entries()) {
-    if (!line.trim()) continue;
-    const at = line.indexOf(':');
-    const name = at > 0 ? line.slice(0, at).trim() : '';
-    const value = at > 0 ? line.slice(at + 1).trim() : '';
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || !value) {
-      throw new McpSettingsError('mcp.errors.headerLine', { line: i + 1 });
-    }
-    headers[name] = value;
-  }
-  return headers;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

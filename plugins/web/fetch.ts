@@ -27,7 +27,7 @@ export interface WebFetchInput {
 
 export interface WebFetchDeps {
   fetch: typeof fetch;
-  /** HTML → Markdown of the main content (needs a DOM: see core/dom). */
+  /** HTML → Markdown of the main content (needs a DOM: the `extractHtml` job of plugins/web/offscreen.ts, see core/offscreen). */
   htmlToMarkdown(html: string, url: string): Promise<string>;
   /** Summarizes text under a prompt with the configured model. */
   summarize(request: { prompt: string; content: string; source: string; signal: AbortSignal }): Promise<string>;

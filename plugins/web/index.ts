@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { summarize } from '@/core/agent/summarize';
 import { browserAddressProbe } from '@/core/net/address';
+import { sameOrigin } from '@/core/net/origin';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
@@ -96,12 +97,3 @@ export const webPlugin = definePlugin<WebService>({
     };
   },
 });
-
-function sameOrigin(approved: string | undefined, url: URL): boolean {
-  if (!approved) return false;
-  try {
-    return new URL(approved).origin === url.origin;
-  } catch {
-    return false;
-  }
-}

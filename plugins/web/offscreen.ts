@@ -1,6 +1,6 @@
 import { extractPage, type ExtractMethod } from '@/core/extract';
 import { defineOffscreenGroup } from '@/core/offscreen/jobs';
-import { parseSearchPage, type HtmlEngineId, type SearchPage } from './search/parse';
+import { parseSearchPage, type SearchPage } from './search/engines';
 
 /**
  * The web plugin's work that needs an HTML parser: in Firefox's background page itself, in
@@ -17,7 +17,7 @@ export const webJobs = defineOffscreenGroup({
       return { title, markdown, method };
     },
     /** A search engine's HTML results page → its results, or what kind of page it was instead. */
-    parseSearchPage({ engine, html, url }: { engine: HtmlEngineId; html: string; url: string }): SearchPage {
+    parseSearchPage({ engine, html, url }: { engine: string; html: string; url: string }): SearchPage {
       return parseSearchPage(engine, new DOMParser().parseFromString(html, 'text/html'), url);
     },
   },

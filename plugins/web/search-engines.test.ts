@@ -2,7 +2,9 @@
 // markup and JSON shapes (tests/fixtures/search-engines.mjs), over real HTTP.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clampResults, search, SearchError, type SearchConfig, type SearchDeps, type SearchEngineId } from '@/plugins/web/search/engines';
-import { parseBaidu, parseDuckDuckGo, parseSearchPage, unwrapDuckDuckGoLink } from '@/plugins/web/search/parse';
+import { parseSearchPage } from '@/plugins/web/search/engines';
+import { parseBaidu } from '@/plugins/web/search/engines/baidu';
+import { parseDuckDuckGo, unwrapDuckDuckGoLink } from '@/plugins/web/search/engines/duckduckgo';
 import { BING_KEY, GOOGLE_CX, GOOGLE_KEY, resultsFor, startSearchEngines } from '@/tests/fixtures/search-engines.mjs';
 import { parseHtml } from '@/tests/unit/helpers/dom';
 

@@ -1,7 +1,7 @@
 // Search engine settings: validation before saving, where keys live, the service the options page
 // and web_search use (against the fixture engines), and the test-only endpoint overrides.
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
-import { parseSearchPage } from '@/plugins/web/search/parse';
+import { parseSearchPage } from '@/plugins/web/search/engines';
 import { SearchService } from '@/plugins/web/search/service';
 import { openDb, type SidequestDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
@@ -16,7 +16,7 @@ import {
 import { BING_KEY, GOOGLE_CX, GOOGLE_KEY, startSearchEngines } from '@/tests/fixtures/search-engines.mjs';
 import { parseHtml } from '@/tests/unit/helpers/dom';
 
-const none = { hasBingKey: false, hasGoogleKey: false };
+const none = { hasKey: {} };
 /** Where the web plugin's test-only endpoint overrides live (its secret `test.searchEndpoints`). */
 const TEST_ENDPOINTS_KEY = 'web.test.searchEndpoints';
 
@@ -38,10 +38,10 @@ describe('validateSearchSettings', () => {
 
   test('Bing needs a key, typed now or saved before', () => {
     expect(fieldOf(() => validateSearchSettings({ engine: 'bing' }, none))).toBe('bingApiKey');
-    expect(validateSearchSettings({ engine: 'bing', bingApiKey: ` ${BING_KEY} ` }, none).bingApiKey).toBe(BING_KEY);
-    expect(validateSearchSettings({ engine: 'bing' }, { ...none, hasBingKey: true }).engine).toBe('bing');
+    expect(validateSearchSettings({ engine: 'bing', bingApiKey: ` ${BING_KEY} ` }, none).keys.bing).toBe(BING_KEY);
+    expect(validateSearchSettings({ engine: 'bing' }, { hasKey: { bing: true } }).engine).toBe('bing');
     // Removing the saved key while choosing Bing is refused.
-    expect(fieldOf(() => validateSearchSettings({ engine: 'bing', bingApiKey: '' }, { ...none, hasBingKey: true }))).toBe('bingApiKey');
+    expect(fieldOf(() => validateSearchSettings({ engine: 'bing', bingApiKey: '' }, { hasKey: { bing: true } }))).toBe('bingApiKey');
   });
 
   test('Google needs a key and an engine ID, each of the right shape', () => {
@@ -104,7 +104,7 @@ describe('SearchService', () => {
   });
 
   test('DuckDuckGo by default, with no key', async () => {
-    expect(await service.view()).toEqual({ engine: 'duckduckgo', googleCseId: '', hasBingKey: false, hasGoogleKey: false });
+    expect(await service.view()).toEqual({ engine: 'duckduckgo', googleCseId: '', hasKey: { bing: false, google: false } });
     const results = await service.search('sidequest', 2);
     expect(results).toHaveLength(2);
     expect(engines.requests.at(-1)).toMatchObject({ engine: 'duckduckgo', query: 'sidequest' });
@@ -112,7 +112,7 @@ describe('SearchService', () => {
 
   test('a saved choice is used by the very next search; keys stay in IndexedDB, out of storage.local', async () => {
     const view = await service.save({ engine: 'bing', bingApiKey: BING_KEY });
-    expect(view).toEqual({ engine: 'bing', googleCseId: '', hasBingKey: true, hasGoogleKey: false });
+    expect(view).toEqual({ engine: 'bing', googleCseId: '', hasKey: { bing: true, google: false } });
     expect(await store.settings.getValue()).toEqual({ engine: 'bing', googleCseId: '' });
     expect(JSON.stringify(await db.pluginData.toArray())).not.toContain(BING_KEY);
     expect(JSON.stringify(await storage.snapshot('local'))).not.toContain(BING_KEY);
@@ -122,14 +122,14 @@ describe('SearchService', () => {
 
     // Saving again without typing the key keeps it; '' removes it (and then Bing cannot be chosen).
     await service.save({ engine: 'baidu' });
-    expect((await service.view()).hasBingKey).toBe(true);
+    expect((await service.view()).hasKey.bing).toBe(true);
     await service.save({ engine: 'baidu', bingApiKey: '' });
-    expect((await service.view()).hasBingKey).toBe(false);
+    expect((await service.view()).hasKey.bing).toBe(false);
   });
 
   test('invalid settings save nothing', async () => {
     await expect(service.save({ engine: 'google', googleApiKey: GOOGLE_KEY })).rejects.toThrow(/search engine ID/);
-    expect(await service.view()).toMatchObject({ engine: 'duckduckgo', hasGoogleKey: false });
+    expect(await service.view()).toMatchObject({ engine: 'duckduckgo', hasKey: { google: false } });
   });
 
   test('Test runs a real query with the form\'s values and shows the results or the error', async () => {
@@ -158,7 +158,7 @@ describe('search settings of an earlier version', () => {
     await db.secrets.put({ key: 'search.bing.apiKey', value: BING_KEY });
     const store = searchStore(pluginStorage(db, 'web'));
     expect(await store.settings.getValue()).toEqual({ engine: 'bing', googleCseId: '' });
-    expect(await store.keys.bing.getValue()).toBe(BING_KEY);
+    expect(await store.keys.bing?.getValue()).toBe(BING_KEY);
     expect(await storage.getItem('local:search')).toBeNull();
     expect(await db.secrets.get('search.bing.apiKey')).toBeUndefined();
     db.close();
@@ -171,6 +171,36 @@ describe('search settings of an earlier version', () => {
     expect(await searchStore(pluginStorage(db, 'web')).settings.getValue()).toEqual({ engine: 'duckduckgo', googleCseId: '' });
     expect(warn.mock.calls[0]?.[0]).toMatch(/The stored "search" of plugin "web" is not valid \(engine: .*googleCseId: .*\); using the default instead/);
     warn.mockRestore();
+    db.close();
+  });
+});
+
+describe('the engine list is the one source', () => {
+  test('each engine once, with what the settings page, the store and the gate take from it', async () => {
+    const { SEARCH_ENGINES, SEARCH_ENGINE_IDS, DEFAULT_ENDPOINTS } = await import('@/plugins/web/search/engines');
+    const { KEYED_ENGINES, searchSettingsFile, searchSettingsSchema } = await import('@/plugins/web/search/settings');
+    expect(new Set(SEARCH_ENGINE_IDS).size).toBe(SEARCH_ENGINES.length);
+    for (const engine of SEARCH_ENGINES) {
+      expect(searchSettingsSchema.safeParse({ engine: engine.id, googleCseId: '' }).success, engine.id).toBe(true);
+      expect(DEFAULT_ENDPOINTS[engine.id]).toMatch(/^https:\/\//);
+      expect(engine.hint).toMatch(/^search\./);
+    }
+    expect(searchSettingsSchema.safeParse({ engine: 'altavista', googleCseId: '' }).success).toBe(false);
+    expect(KEYED_ENGINES.map((e) => e.id)).toEqual(['bing', 'google']);
+    for (const engine of KEYED_ENGINES) expect(searchSettingsFile.secret?.(engine.key.secretName), engine.id).toBeDefined();
+    expect(searchSettingsFile.secret?.('search.altavista.apiKey')).toBeUndefined();
+  });
+
+  test('the gate\'s target puts the query where the engine takes it, never a key', async () => {
+    const db = openDb(`target-${Math.random()}`);
+    const store = searchStore(pluginStorage(db, 'web'));
+    const service = new SearchService(store, { fetch: () => Promise.reject(new Error('no network')), parsePage: async () => ({ kind: 'empty' }) });
+    expect(await service.target('tide  pools')).toBe('https://html.duckduckgo.com/html/?q=tide+pools');
+    await store.settings.setValue({ engine: 'baidu', googleCseId: '' });
+    expect(await service.target('tide pools')).toBe('https://www.baidu.com/s?wd=tide+pools');
+    await store.keys.bing?.setValue(BING_KEY);
+    await store.settings.setValue({ engine: 'bing', googleCseId: '' });
+    expect(await service.target('x')).not.toContain(BING_KEY);
     db.close();
   });
 });

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '@/core/net/local-network';
 import { ProviderError, runError } from '../errors';
 
 /** One model a provider lists. */
@@ -13,12 +14,6 @@ export function trimUrl(url: string): string {
   return url.trim().replace(/\/+$/, '');
 }
 
-/** True for addresses on this computer, which may be reached over plain http. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /**
  * Refuses to send an API key over plain http:// to another computer: anyone on the way could read
  * it. Local servers (Ollama, LM Studio) on http://localhost are fine.
@@ -31,7 +26,7 @@ export function assertKeyTransport(baseUrl: string, apiKey: string | undefined):
   } catch {
     return;
   }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new ProviderError(runError('bad_request', 'errors.provider.plainHttpKey', { host: url.host }));
   }
 }

@@ -11,7 +11,7 @@ import { providerOf, type ProviderType } from './list';
 // The background's side of provider types: each listed type's client is `<type>-client.ts` in
 // this folder (pages import `list.ts` only, so no SDK reaches them).
 
-export { isLoopback, type ModelInfo } from './common';
+export type { ModelInfo } from './common';
 export { PROVIDERS, PROVIDER_TYPES, providerOf, type ProviderType } from './list';
 
 const CLIENTS = import.meta.glob<ProviderClient>('./*-client.ts', { eager: true, import: 'default' });

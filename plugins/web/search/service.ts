@@ -1,12 +1,11 @@
-import { searchEndpoints, validateSearchSettings, type SearchSettingsInput, type SearchStore } from './settings';
-import { search, SearchError, SEARCH_ENGINES, type SearchConfig, type SearchDeps, type SearchEngineId, type SearchResult } from './engines';
+import { engineById, search, SearchError, type SearchConfig, type SearchDeps, type SearchEngineId, type SearchResult } from './engines';
+import { KEYED_ENGINES, keyField, searchEndpoints, validateSearchSettings, type SavedKeys, type SearchSettingsInput, type SearchStore } from './settings';
 
-/** Search settings as the options page sees them: never the keys, only whether they are set. */
+/** Search settings as the options page sees them: never the keys, only which engines have one saved. */
 export interface SearchSettingsView {
   engine: SearchEngineId;
   googleCseId: string;
-  hasBingKey: boolean;
-  hasGoogleKey: boolean;
+  hasKey: SavedKeys;
 }
 
 /** The outcome of the settings page's Test button. */
@@ -31,12 +30,9 @@ export class SearchService {
 
   async view(): Promise<SearchSettingsView> {
     const settings = await this.store.settings.getValue();
-    return {
-      engine: settings.engine,
-      googleCseId: settings.googleCseId,
-      hasBingKey: Boolean(await this.store.keys.bing.getValue()),
-      hasGoogleKey: Boolean(await this.store.keys.google.getValue()),
-    };
+    const hasKey: SavedKeys = {};
+    for (const { id } of KEYED_ENGINES) hasKey[id] = Boolean(await this.store.keys[id]?.getValue());
+    return { engine: settings.engine, googleCseId: settings.googleCseId, hasKey };
   }
 
   /** Validates, then saves. Throws `SearchSettingsError` (with the field) and saves nothing when invalid. */
@@ -44,8 +40,10 @@ export class SearchService {
     const before = await this.view();
     const clean = validateSearchSettings(input, before);
     await this.store.settings.setValue({ engine: clean.engine, googleCseId: clean.googleCseId });
-    if (clean.bingApiKey !== undefined) await this.store.keys.bing.setValue(clean.bingApiKey);
-    if (clean.googleApiKey !== undefined) await this.store.keys.google.setValue(clean.googleApiKey);
+    for (const { id } of KEYED_ENGINES) {
+      const key = clean.keys[id];
+      if (key !== undefined) await this.store.keys[id]?.setValue(key);
+    }
     return this.view();
   }
 
@@ -53,10 +51,10 @@ export class SearchService {
   async config(form?: SearchSettingsInput): Promise<SearchConfig> {
     const settings = await this.store.settings.getValue();
     const engine = (form?.engine ?? settings.engine) as SearchEngineId;
+    const { key, needsCseId } = engineById(engine) ?? {};
     const endpoints = await searchEndpoints(this.store);
-    const typed = engine === 'bing' ? form?.bingApiKey?.trim() : engine === 'google' ? form?.googleApiKey?.trim() : undefined;
-    const apiKey = engine === 'bing' || engine === 'google' ? typed || (await this.store.keys[engine].getValue()) : undefined;
-    const cseId = engine === 'google' ? (form ? form.googleCseId?.trim() : settings.googleCseId) || undefined : undefined;
+    const apiKey = key ? form?.[keyField(engine)]?.trim() || (await this.store.keys[engine]?.getValue()) : undefined;
+    const cseId = needsCseId ? (form ? form.googleCseId?.trim() : settings.googleCseId) || undefined : undefined;
     return { engine, apiKey, cseId, endpoint: endpoints[engine] };
   }
 
@@ -67,7 +65,7 @@ export class SearchService {
   async target(query: string): Promise<string> {
     const config = await this.config();
     const url = new URL(config.endpoint);
-    url.searchParams.set(config.engine === 'baidu' ? 'wd' : 'q', query.replace(/\s+/g, ' ').trim());
+    url.searchParams.set(engineById(config.engine)?.queryParam ?? 'q', query.replace(/\s+/g, ' ').trim());
     return url.href;
   }
 
@@ -80,7 +78,7 @@ export class SearchService {
   async test(input: SearchTestInput): Promise<SearchTestResult> {
     const engine = input.engine as SearchEngineId;
     const query = input.query.trim() || 'Sidequest browser extension';
-    if (!SEARCH_ENGINES[engine]) return { ok: false, engine, query, error: `There is no search engine "${input.engine}".` };
+    if (!engineById(engine)) return { ok: false, engine, query, error: `There is no search engine "${input.engine}".` };
     try {
       validateSearchSettings(input, await this.view());
       const results = await search(query, 3, await this.config(input), this.deps);

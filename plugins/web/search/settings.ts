@@ -3,7 +3,8 @@ import { said, SaidError, type MessageKey, type SaidParams } from '@/core/i18n/c
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
 import { isLoopbackHost } from '@/core/net/local-network';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
-import { DEFAULT_ENDPOINTS, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
+import type { EngineKey } from './engine';
+import { DEFAULT_ENDPOINTS, engineById, SEARCH_ENGINE_IDS, SEARCH_ENGINES, type SearchEngineId } from './engines';
 
 /** The engine `web_search` uses, and the one setting of it that is not a secret. */
 export interface SearchSettings {
@@ -12,17 +13,15 @@ export interface SearchSettings {
   googleCseId: string;
 }
 
-/** The API keys an engine can need. */
-export type SearchKeyName = 'bing' | 'google';
-
 /**
  * Where the web plugin keeps its search settings: the plugin's storage in IndexedDB (earlier
  * versions kept the settings in `storage.local` and the keys under other names: both move on first
- * use). The keys are secrets: never sent to a page, never shown again.
+ * use). The keys are secrets: never sent to a page, never shown again. One key per engine that
+ * needs one (its `key.secretName`).
  */
 export interface SearchStore {
   settings: PluginItem<SearchSettings>;
-  keys: Record<SearchKeyName, PluginItem<string | undefined>>;
+  keys: Partial<Record<SearchEngineId, PluginItem<string | undefined>>>;
   /** Test-only endpoint overrides, JSON `{engine: url}` (see `searchEndpoints`). */
   testEndpoints: PluginItem<string | undefined>;
 }
@@ -30,20 +29,22 @@ export interface SearchStore {
 /** The shape of the stored search settings (`web/search`), checked when read and when a settings file brings them. */
 export const searchSettingsSchema: z.ZodType<SearchSettings> = z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() });
 
-/** The secrets' names of the engines' keys (`storage.secret`). */
-export const SEARCH_KEY_NAMES: Record<SearchKeyName, string> = { bing: 'search.bing.apiKey', google: 'search.google.apiKey' };
+/** The engines that need an API key, with it. */
+export const KEYED_ENGINES = SEARCH_ENGINES.filter((e): e is typeof e & { key: EngineKey } => Boolean(e.key));
+
+/** The form field of an engine's key (`bingApiKey`): in what the options page sends, and in the error that marks it. */
+export type SearchKeyField = `${string}ApiKey`;
+export const keyField = (id: string): SearchKeyField => `${id}ApiKey`;
 
 export function searchStore(storage: PluginStorage): SearchStore {
   return {
     settings: storage.item<SearchSettings>('search', {
-      fallback: { engine: 'duckduckgo', googleCseId: '' },
+      fallback: { engine: SEARCH_ENGINES[0].id, googleCseId: '' },
       schema: searchSettingsSchema,
       legacyKey: 'local:search',
     }),
-    keys: {
-      bing: storage.secret(SEARCH_KEY_NAMES.bing, { legacyKey: 'search.bing.apiKey' }),
-      google: storage.secret(SEARCH_KEY_NAMES.google, { legacyKey: 'search.google.apiKey' }),
-    },
+    // Earlier versions kept each key in storage.local under the same name.
+    keys: Object.fromEntries(KEYED_ENGINES.map((e) => [e.id, storage.secret(e.key.secretName, { legacyKey: e.key.secretName })])),
     testEndpoints: storage.secret(TEST_ENDPOINTS_NAME),
   };
 }
@@ -52,7 +53,7 @@ export function searchStore(storage: PluginStorage): SearchStore {
 export class SearchSettingsError extends SaidError {
   override name = 'SearchSettingsError';
   constructor(
-    readonly field: 'engine' | 'bingApiKey' | 'googleApiKey' | 'googleCseId',
+    readonly field: 'engine' | 'googleCseId' | SearchKeyField,
     key: MessageKey,
     params?: SaidParams,
   ) {
@@ -60,18 +61,15 @@ export class SearchSettingsError extends SaidError {
   }
 }
 
-/** What the options page sends: `*ApiKey` undefined keeps the saved key, '' removes it. */
+/** What the options page sends: an engine's key (`<id>ApiKey`) undefined keeps the saved key, '' removes it. */
 export interface SearchSettingsInput {
   engine: string;
   googleCseId?: string;
-  bingApiKey?: string;
-  googleApiKey?: string;
+  [field: SearchKeyField]: string | undefined;
 }
 
-/** Bing subscription keys are 32 hexadecimal characters; accept any plain token of sane length. */
-const BING_KEY = /^[A-Za-z0-9_-]{16,128}$/;
-/** Google API keys: "AIza" and 35 more characters. */
-const GOOGLE_KEY = /^AIza[0-9A-Za-z_-]{35}$/;
+/** Which engines have a key saved (the options page is told only that). */
+export type SavedKeys = Partial<Record<SearchEngineId, boolean>>;
 /** Search engine IDs: the old "0123…:abcd" form or the newer plain one. */
 const CSE_ID = /^[A-Za-z0-9][A-Za-z0-9:_-]{4,99}$/;
 
@@ -82,36 +80,30 @@ const CSE_ID = /^[A-Za-z0-9][A-Za-z0-9:_-]{4,99}$/;
  */
 export function validateSearchSettings(
   input: SearchSettingsInput,
-  saved: { hasBingKey: boolean; hasGoogleKey: boolean },
-): { engine: SearchEngineId; googleCseId: string; bingApiKey?: string; googleApiKey?: string } {
-  const engine = input.engine as SearchEngineId;
-  if (!SEARCH_ENGINE_IDS.includes(engine)) {
-    throw new SearchSettingsError('engine', 'search.errors.noEngine', { engine: String(input.engine), engines: SEARCH_ENGINE_IDS.map((id) => SEARCH_ENGINES[id].name).join(', ') });
+  saved: { hasKey: SavedKeys },
+): { engine: SearchEngineId; googleCseId: string; keys: Partial<Record<SearchEngineId, string>> } {
+  const engine = engineById(input.engine);
+  if (!engine) {
+    throw new SearchSettingsError('engine', 'search.errors.noEngine', { engine: String(input.engine), engines: SEARCH_ENGINES.map((e) => e.name).join(', ') });
   }
-  const bingApiKey = input.bingApiKey?.trim();
-  const googleApiKey = input.googleApiKey?.trim();
+  const keys: Partial<Record<SearchEngineId, string>> = {};
+  for (const keyed of KEYED_ENGINES) {
+    const typed = input[keyField(keyed.id)]?.trim();
+    if (typed && !keyed.key.shape.test(typed)) throw new SearchSettingsError(keyField(keyed.id), keyed.key.words.badShape);
+    if (typed !== undefined) keys[keyed.id] = typed;
+  }
   const googleCseId = (input.googleCseId ?? '').trim();
-  if (bingApiKey && !BING_KEY.test(bingApiKey)) {
-    throw new SearchSettingsError('bingApiKey', 'search.errors.bingKeyShape');
-  }
-  if (googleApiKey && !GOOGLE_KEY.test(googleApiKey)) {
-    throw new SearchSettingsError('googleApiKey', 'search.errors.googleKeyShape');
-  }
   if (googleCseId && !CSE_ID.test(googleCseId)) {
     throw new SearchSettingsError('googleCseId', 'search.errors.cseIdShape');
   }
-  const willHaveBing = bingApiKey !== undefined ? bingApiKey !== '' : saved.hasBingKey;
-  const willHaveGoogle = googleApiKey !== undefined ? googleApiKey !== '' : saved.hasGoogleKey;
-  if (engine === 'bing' && !willHaveBing) {
-    throw new SearchSettingsError('bingApiKey', 'search.errors.bingKeyMissing');
+  const typed = keys[engine.id];
+  if (engine.key && !(typed !== undefined ? typed !== '' : saved.hasKey[engine.id])) {
+    throw new SearchSettingsError(keyField(engine.id), engine.key.words.missing);
   }
-  if (engine === 'google' && !willHaveGoogle) {
-    throw new SearchSettingsError('googleApiKey', 'search.errors.googleKeyMissing');
-  }
-  if (engine === 'google' && !googleCseId) {
+  if (engine.needsCseId && !googleCseId) {
     throw new SearchSettingsError('googleCseId', 'search.errors.cseIdMissing');
   }
-  return { engine, googleCseId, bingApiKey, googleApiKey };
+  return { engine: engine.id, googleCseId, keys };
 }
 
 // ——— Test endpoints ———
@@ -137,7 +129,7 @@ export function isLoopbackEndpoint(value: string): boolean {
  * it: they write `{engine: url}` as JSON under `web.test.searchEndpoints` in the `secrets` table
  * from an extension page (see tests/e2e/web.test.mjs). No message, setting or UI reads or writes
  * that entry, web pages and content scripts cannot reach the extension's IndexedDB, and only
- * loopback (127/8, localhost, ::1) addresses are taken, anything else is ignored.
+ * loopback addresses (`isLoopbackHost`, the one test in core/net) are taken, anything else is ignored.
  */
 export async function searchEndpoints(store: SearchStore): Promise<Record<SearchEngineId, string>> {
   const endpoints = { ...DEFAULT_ENDPOINTS };
@@ -155,7 +147,7 @@ export async function searchEndpoints(store: SearchStore): Promise<Record<Search
     return endpoints;
   }
   for (const id of SEARCH_ENGINE_IDS) {
-    const value = overrides?.[id];
+    const value: unknown = overrides?.[id];
     if (typeof value === 'string' && isLoopbackEndpoint(value)) endpoints[id] = value;
   }
   return endpoints;
@@ -173,11 +165,14 @@ export const searchSettingsFile: PluginSettingsFile = {
       title: said('search.import.title'),
       rows: (file: SearchSettings, now: SearchSettings | undefined): ImportRow[] => {
         const rows: ImportRow[] = [];
-        if (file.engine !== now?.engine) rows.push({ change: 'changed', name: '', detail: said('search.import.engine', { engine: SEARCH_ENGINES[file.engine].name }) });
+        if (file.engine !== now?.engine) rows.push({ change: 'changed', name: '', detail: said('search.import.engine', { engine: engineById(file.engine)?.name ?? file.engine }) });
         if (file.googleCseId !== (now?.googleCseId ?? '')) rows.push({ change: 'changed', name: '', detail: said('search.import.cx', { id: file.googleCseId || '—' }) });
         return rows;
       },
     },
   },
-  secret: (name) => (name === SEARCH_KEY_NAMES.bing ? said('search.import.bingKey') : name === SEARCH_KEY_NAMES.google ? said('search.import.googleKey') : undefined),
+  secret: (name) => {
+    const keyed = KEYED_ENGINES.find((e) => e.key.secretName === name);
+    return keyed ? said(keyed.key.words.imported) : undefined;
+  },
 };
