@@ -5,6 +5,7 @@ export class SelectorError extends Error {
   override name = 'SelectorError';
 }
 
+/** The first element `selector` matches; a `SelectorError` the model can act on when none or invalid. */
 export function querySelectorOrThrow(doc: Document, selector: string): Element {
   let found: Element | null;
   try {
@@ -18,6 +19,7 @@ export function querySelectorOrThrow(doc: Document, selector: string): Element {
   return found;
 }
 
+/** The selector of a `main` landmark found in a parsed page (`main` or `[role="main"]`). */
 export function landmarkSelector(el: Element): string {
   return el.localName === 'main' ? 'main' : '[role="main"]';
 }
