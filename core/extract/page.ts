@@ -1,4 +1,5 @@
-import { extractPage, SelectorError } from './extract';
+import { extractPage } from './extract';
+import { SelectorError } from './selectors';
 
 /** What the page-reading script answers; it crosses from the tab to the background as data. */
 export type PageReading =

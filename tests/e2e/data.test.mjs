@@ -1,6 +1,6 @@
 // The user's data, end to end in Chromium and Firefox, driven through the UI: a token budget stops
 // a scripted run and Continue goes on after it is raised; each answer's usage and trace (keys
-// redacted) show on demand; chat with a tool call → Export all → Delete all data → Import the
+// redacted) show on demand, the row of buttons once per run (a step's on hover or focus); chat with a tool call → Export all → Delete all data → Import the
 // exported file → the conversations are back exactly; broken, truncated, huge and hostile files
 // are refused with clear errors, nothing half-imported, nothing executed.
 
@@ -96,6 +96,37 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('All three looks are done.');
       await waitForIdle(sidebar);
       assert.equal(model.requests.length, 4);
+
+      // The run's four steps show one Usage · Trace row, under its final answer; the row of any
+      // other step takes no room and shows while the pointer is on the step or the focus in it.
+      const rows = () =>
+        sidebar.evaluate(() =>
+          [...document.querySelectorAll('article.assistant')].map((article) => {
+            const row = article.querySelector('.details');
+            return { shown: getComputedStyle(row).opacity === '1', room: row.getBoundingClientRect().height > 0 };
+          }),
+        );
+      const hidden = { shown: false, room: false };
+      assert.deepEqual(await rows(), [hidden, hidden, hidden, { shown: true, room: true }]);
+      await sidebar.screenshot(screenshotPath(browserName, 'data-run-one-row'));
+      await sidebar.evaluate(() => document.querySelectorAll('article.assistant')[1].setAttribute('data-e2e-step', ''));
+      await sidebar.raw.hover('[data-e2e-step] details.tool summary');
+      await sidebar.waitFor(() => getComputedStyle(document.querySelector('[data-e2e-step] .details')).opacity === '1');
+      await sidebar.screenshot(screenshotPath(browserName, 'data-run-step-hover'));
+      await sidebar.raw.hover('textarea');
+      await sidebar.waitFor(() => getComputedStyle(document.querySelector('[data-e2e-step] .details')).opacity === '0');
+      // By keyboard: Tab from the first step's tool card reaches its Usage button, shown.
+      await sidebar.evaluate(() => document.querySelector('article.assistant details.tool summary').focus());
+      await sidebar.press('Tab');
+      assert.deepEqual(
+        await sidebar.evaluate(() => {
+          const focused = document.activeElement;
+          return { name: focused?.textContent, first: focused?.closest('article') === document.querySelector('article.assistant') };
+        }),
+        { name: 'Usage', first: true },
+      );
+      assert.deepEqual((await rows())[0], { shown: true, room: false });
+      await sidebar.evaluate(() => document.activeElement.blur());
 
       // Usage of the last answer and of its run (all four answers since the user's message).
       await sidebar.evaluate(() => [...document.querySelectorAll('article.assistant .details .link')].filter((b) => b.textContent === 'Usage').at(-1).click());

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Readability } from '@mozilla/readability';
 import { createMarkdownConverter, extractPage, limitText, SelectorError, setBase } from '@/core/extract';
-import { MarkdownReadability, narrowToContent } from '@/core/extract/extract';
+import { narrowToContent } from '@/core/extract/narrow';
+import { MarkdownReadability } from '@/core/extract/readability';
 import { readPage } from '@/core/extract/page';
 import { corpusPage, corpusPages, LOCAL_PAGES, outsideRequests, parseHtml, settle } from './helpers/dom';
 
