@@ -5,7 +5,7 @@ import { said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_LABELS } from '@/core/agent/providers/meta';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
-import { defineDbSetting, defineSetting, type DbSetting } from './setting';
+import { defineSetting, type DbSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
@@ -70,28 +70,23 @@ export const providerSettingsSchema = z.object({
 export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
 
 /**
- * Where versions up to 0.1 kept the profiles: `local:provider` in `storage.local`, which content
- * scripts can write (a compromised page could have pointed the agent, and its key, at another
- * address). Kept only to be moved into IndexedDB by `providerSettingsStore`.
+ * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
+ * `pluginData`; in the settings file as its `provider`). Versions up to 0.1 kept them as
+ * `local:provider` in `storage.local`, which content scripts can write (a compromised page could
+ * have pointed the agent, and its key, at another address): on first use that value is migrated,
+ * moved here and removed there.
  */
-export const legacyProviderSettings = defineSetting<ProviderSettings>('local:provider', {
+export const providerSettings = defineSetting<ProviderSettings>('core/provider', {
+  area: 'db',
+  exported: true,
   fallback: migrateProviderSettingsV2({ baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL }),
   schema: providerSettingsSchema as never,
-  version: 2,
-  migrations: { 2: migrateProviderSettingsV2 },
+  legacy: { key: 'local:provider', version: 2, migrations: { 2: migrateProviderSettingsV2 } },
 });
 
-/**
- * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
- * `pluginData`). On first use, what an older version kept in `storage.local` is migrated, moved
- * here and removed there.
- */
+/** The provider profiles in this database. */
 export function providerSettingsStore(db: SidequestDb): DbSetting<ProviderSettings> {
-  return defineDbSetting(db, 'provider', {
-    fallback: legacyProviderSettings.fallback,
-    schema: providerSettingsSchema as never,
-    legacy: legacyProviderSettings,
-  });
+  return providerSettings.in(db);
 }
 
 /** The model picked in the sidebar for a conversation, by conversation id (none: the default profile's). */
@@ -100,7 +95,9 @@ export interface ModelChoice {
   model: string;
 }
 
-export const conversationModels = defineSetting<Record<string, ModelChoice>>('local:conversationModels', {
+/** Not exported: conversations' ids mean nothing in another browser. */
+export const conversationModels = defineSetting<Record<string, ModelChoice>>('conversationModels', {
+  area: 'local',
   fallback: {},
   schema: conversationModelsSchema,
   version: 1,
@@ -113,7 +110,11 @@ export interface AgentSettings {
   runTokenBudget?: number;
 }
 
-export const agentSettings = defineSetting<AgentSettings>('local:agent', {
+/** The agent's limits (Settings → Agent); in the settings file as its `limits`. */
+export const agentSettings = defineSetting<AgentSettings>('agent', {
+  area: 'local',
+  exported: true,
+  label: 'limits.title',
   fallback: { maxSteps: 25 },
   schema: z.object({
     maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)),
@@ -122,8 +123,9 @@ export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   version: 1,
 });
 
-/** What the sidebar shows; the popup writes it to open a conversation there. */
-export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
+/** What the sidebar shows; the popup writes it to open a conversation there. Not exported (nor below: the request, drafts). */
+export const activeConversationId = defineSetting<string | null>('activeConversation', {
+  area: 'local',
   fallback: null,
   schema: z.nullable(z.string()),
   version: 1,
@@ -133,14 +135,16 @@ export const activeConversationId = defineSetting<string | null>('local:activeCo
  * A request from the popup to show a conversation in the sidebar (null: a new one). The sidebar
  * watches this item, not `activeConversationId`, which it writes itself.
  */
-export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('local:sidebarRequest', {
+export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('sidebarRequest', {
+  area: 'local',
   fallback: null,
   schema: z.nullable(z.object({ conversationId: z.nullable(z.string()), at: z.number() })),
   version: 1,
 });
 
 /** Unsent text of the message box, by conversation, so a reload or a closed sidebar loses nothing. */
-export const drafts = defineSetting<Record<string, string>>('local:drafts', {
+export const drafts = defineSetting<Record<string, string>>('drafts', {
+  area: 'local',
   fallback: {},
   schema: z.record(z.string(), z.string()),
   version: 1,
@@ -235,7 +239,10 @@ export class ProviderSecrets {
  * The interface language: `auto` (the browser's, the default) or one of `LOCALES`. Every open page
  * watches it, so a change applies at once; the background names it in the system prompt.
  */
-export const uiLanguage = defineSetting<LanguageChoice>('local:uiLanguage', {
+export const uiLanguage = defineSetting<LanguageChoice>('uiLanguage', {
+  area: 'local',
+  exported: true,
+  label: 'general.language',
   fallback: 'auto',
   schema: z.enum(['auto', ...LOCALES]),
   version: 1,
