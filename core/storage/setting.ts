@@ -202,7 +202,7 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
     id,
     fallback,
     schema,
-    exported: (!secret && (options as DbSettingOptions<T>).exported) || false,
+    exported: (options as { exported?: boolean }).exported ?? false,
     secret,
     label: secret ? undefined : (options as DbSettingOptions<T>).label,
     in(db) {
