@@ -362,8 +362,7 @@ export interface PendingStore {
 /** A preview may be imported for 30 minutes. */
 export const PREVIEW_LIFETIME_MS = 30 * 60_000;
 
-export const pendingSettingsImport = defineSetting<PendingImport | null>('settingsImport', {
-  area: 'session',
+export const pendingSettingsImport = defineSetting<PendingImport | null>('session:settingsImport', {
   fallback: null,
   schema: zm.nullable(zm.object({ token: zm.string(), text: zm.string(), preview: zm.string(), expires: zm.number() })),
   version: 1,

@@ -23,10 +23,10 @@ export type SettingArea = 'local' | 'session' | 'db';
 
 /** What every setting says about itself (the registry lists these). */
 export interface SettingInfo<T = unknown> {
-  /** Its name in its area: `agent` (storage.local), `core/provider` (a `pluginData` row), `web.search.bing.apiKey` (a secret). */
+  /** Its name in its area: `uiLanguage` (storage.local), `core/provider` (a `pluginData` row), `web.search.bing.apiKey` (a secret). */
   readonly key: string;
   readonly area: SettingArea;
-  /** Unique over all areas: `local:agent`, `session:tasks`, `db:core/provider`, `secret:web.x`. */
+  /** Unique over all areas: `local:uiLanguage`, `session:tasks`, `db:core/provider`, `secret:web.x`. */
   readonly id: string;
   readonly fallback: T;
   /** What a value must look like (a settings file is checked against it before anything is applied). */
@@ -72,8 +72,8 @@ interface CommonOptions<T> {
   label?: MessageKey;
 }
 
+/** A setting of `storage.local` or `storage.session`: its key says which (`local:agent`, `session:tasks`). */
 export interface StorageSettingOptions<T> extends CommonOptions<T> {
-  area: 'local' | 'session';
   /** The shape's version; raise it with a migration for every change of shape. */
   version: number;
   /** `migrations[n]` turns a value of version n-1 into version n: one file per step (`migrations/`). */
@@ -122,21 +122,25 @@ export function findSetting(area: SettingArea | 'secret', key: string): AnySetti
  */
 export function defineSetting(key: string, options: SecretOptions): DatabaseSetting<string | undefined>;
 export function defineSetting<T>(key: string, options: DbSettingOptions<T>): DatabaseSetting<T>;
-export function defineSetting<T>(key: string, options: StorageSettingOptions<T>): Setting<T>;
+export function defineSetting<T>(key: StorageKey, options: StorageSettingOptions<T>): Setting<T>;
 export function defineSetting<T>(key: string, options: StorageSettingOptions<T> | DbSettingOptions<T> | SecretOptions): AnySetting {
-  const setting = options.area === 'db' ? databaseSetting<T>(key, options) : storageSetting<T>(key, options);
+  const setting = 'area' in options && options.area === 'db' ? databaseSetting<T>(key, options) : storageSetting<T>(key as StorageKey, options as StorageSettingOptions<T>);
   if (setting.exported && (setting.secret || setting.area === 'session')) throw new Error(`The setting ${setting.id} cannot be exported.`);
   registry.set(setting.id, setting);
   return setting;
 }
 
-function storageSetting<T>(key: string, options: StorageSettingOptions<T>): Setting<T> {
-  const id = `${options.area}:${key}` as const;
+/** A key of extension storage, as WXT writes it: the area, then the name. */
+export type StorageKey = `local:${string}` | `session:${string}`;
+
+function storageSetting<T>(id: StorageKey, options: StorageSettingOptions<T>): Setting<T> {
+  const colon = id.indexOf(':');
+  const area = id.slice(0, colon) as 'local' | 'session';
   const item = storage.defineItem<T>(id, { fallback: options.fallback, version: options.version, migrations: options.migrations });
   const check = (value: unknown): T => validSetting(id, value, options.schema, options.fallback);
   return {
-    key,
-    area: options.area,
+    key: id.slice(colon + 1),
+    area,
     id,
     fallback: options.fallback,
     schema: options.schema,

@@ -96,8 +96,7 @@ export interface ModelChoice {
 }
 
 /** Not exported: conversations' ids mean nothing in another browser. */
-export const conversationModels = defineSetting<Record<string, ModelChoice>>('conversationModels', {
-  area: 'local',
+export const conversationModels = defineSetting<Record<string, ModelChoice>>('local:conversationModels', {
   fallback: {},
   schema: conversationModelsSchema,
   version: 1,
@@ -111,8 +110,7 @@ export interface AgentSettings {
 }
 
 /** The agent's limits (Settings → Agent); in the settings file as its `limits`. */
-export const agentSettings = defineSetting<AgentSettings>('agent', {
-  area: 'local',
+export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   exported: true,
   label: 'limits.title',
   fallback: { maxSteps: 25 },
@@ -124,8 +122,7 @@ export const agentSettings = defineSetting<AgentSettings>('agent', {
 });
 
 /** What the sidebar shows; the popup writes it to open a conversation there. Not exported (nor below: the request, drafts). */
-export const activeConversationId = defineSetting<string | null>('activeConversation', {
-  area: 'local',
+export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
   fallback: null,
   schema: z.nullable(z.string()),
   version: 1,
@@ -135,16 +132,14 @@ export const activeConversationId = defineSetting<string | null>('activeConversa
  * A request from the popup to show a conversation in the sidebar (null: a new one). The sidebar
  * watches this item, not `activeConversationId`, which it writes itself.
  */
-export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('sidebarRequest', {
-  area: 'local',
+export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('local:sidebarRequest', {
   fallback: null,
   schema: z.nullable(z.object({ conversationId: z.nullable(z.string()), at: z.number() })),
   version: 1,
 });
 
 /** Unsent text of the message box, by conversation, so a reload or a closed sidebar loses nothing. */
-export const drafts = defineSetting<Record<string, string>>('drafts', {
-  area: 'local',
+export const drafts = defineSetting<Record<string, string>>('local:drafts', {
   fallback: {},
   schema: z.record(z.string(), z.string()),
   version: 1,
@@ -239,8 +234,7 @@ export class ProviderSecrets {
  * The interface language: `auto` (the browser's, the default) or one of `LOCALES`. Every open page
  * watches it, so a change applies at once; the background names it in the system prompt.
  */
-export const uiLanguage = defineSetting<LanguageChoice>('uiLanguage', {
-  area: 'local',
+export const uiLanguage = defineSetting<LanguageChoice>('local:uiLanguage', {
   exported: true,
   label: 'general.language',
   fallback: 'auto',

@@ -16,8 +16,7 @@ const taskSchema = z.object({
  * while it runs (never on disk), so the lists outlive Chrome stopping an idle service worker but
  * not a browser restart, as the spec wants for tasks. Not exported.
  */
-export const sessionTasks = defineSetting<Record<string, Task[]>>('tasks', {
-  area: 'session',
+export const sessionTasks = defineSetting<Record<string, Task[]>>('session:tasks', {
   fallback: {},
   schema: z.record(z.string(), z.array(taskSchema)) as z.ZodType<Record<string, Task[]>>,
   version: 1,

@@ -116,7 +116,7 @@ describe('IndexedDB migrations', () => {
 
 describe('settings read from storage are validated', () => {
   it('a value that does not fit falls back, and the console says what is wrong', async () => {
-    const setting = defineSetting('test-setting', { area: 'local', fallback: { maxSteps: 25 }, schema: z.object({ maxSteps: z.number().check(z.int(), z.minimum(1)) }), version: 1 });
+    const setting = defineSetting('local:test-setting', { fallback: { maxSteps: 25 }, schema: z.object({ maxSteps: z.number().check(z.int(), z.minimum(1)) }), version: 1 });
     await storage.setItem('local:test-setting', { maxSteps: 'many' });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     expect(await setting.getValue()).toEqual({ maxSteps: 25 });
@@ -130,8 +130,7 @@ describe('settings read from storage are validated', () => {
   it('a versioned setting migrates one step at a time', async () => {
     await storage.setItem('local:test-versioned', { model: 'llama3.2' });
     await storage.setMeta('local:test-versioned', { v: 1 });
-    const setting = defineSetting('test-versioned', {
-      area: 'local',
+    const setting = defineSetting('local:test-versioned', {
       fallback: { models: [] as string[] },
       schema: z.object({ models: z.array(z.string()) }),
       version: 2,

@@ -55,7 +55,7 @@ describe('the registry', () => {
     await key.setValue('');
     expect(await db.secrets.get('demo.api.key')).toBeUndefined();
     expect(() => defineSetting('nope', { area: 'db', secret: true, exported: true } as never)).toThrow(/cannot be exported/);
-    expect(() => defineSetting('nope', { area: 'session', exported: true, fallback: 1, schema: z.number(), version: 1 })).toThrow(/cannot be exported/);
+    expect(() => defineSetting('session:nope', { exported: true, fallback: 1, schema: z.number(), version: 1 })).toThrow(/cannot be exported/);
     db.close();
   });
 
