@@ -13,7 +13,6 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { defineSetting, findSetting, registeredSettings } from '@/core/storage/setting';
 import { agentSettings, drafts, uiLanguage } from '@/core/storage/settings';
 import { builtinPlugins } from '@/plugins';
-import { sessionTasks } from '@/plugins/tasks/storage';
 
 let n = 0;
 const freshDb = () => openDb(`test-setting-registry-${++n}-${Math.random()}`);
@@ -28,14 +27,13 @@ async function importText(db: ReturnType<typeof openDb>, text: string) {
 describe('the registry', () => {
   it('lists every setting; the exported ones are the user\'s preferences, not drafts, ids or per-conversation choices', () => {
     void pendingSettingsImport;
-    void sessionTasks;
     const ids = registeredSettings().map((s) => s.id);
-    for (const id of ['local:agent', 'local:uiLanguage', 'db:core/provider', 'local:drafts', 'local:activeConversation', 'local:sidebarRequest', 'local:conversationModels', 'session:settingsImport', 'session:tasks']) {
+    for (const id of ['local:agent', 'local:uiLanguage', 'db:core/provider', 'local:drafts', 'local:activeConversation', 'local:sidebarRequest', 'local:conversationModels', 'session:settingsImport']) {
       expect(ids).toContain(id);
     }
     const exported = registeredSettings().filter((s) => s.exported).map((s) => s.id);
     expect(exported).toEqual(expect.arrayContaining(['local:agent', 'local:uiLanguage', 'db:core/provider']));
-    for (const id of ['local:drafts', 'local:activeConversation', 'local:sidebarRequest', 'local:conversationModels', 'session:settingsImport', 'session:tasks']) {
+    for (const id of ['local:drafts', 'local:activeConversation', 'local:sidebarRequest', 'local:conversationModels', 'session:settingsImport']) {
       expect(exported).not.toContain(id);
     }
     expect(findSetting('local', 'uiLanguage')).toBe(uiLanguage);
@@ -76,17 +74,6 @@ describe('the registry', () => {
     const again = defineSetting<{ count: number }>('demo/moved', { area: 'db', fallback: { count: 0 }, schema: z.object({ count: z.number() }), legacy: { key: 'local:oldThing' } }).in(db);
     expect(await again.getValue()).toEqual({ count: 3 });
     db.close();
-  });
-
-  it('a session setting (the task lists) is checked when read', async () => {
-    const task = { task_id: '1', subject: 'Read', status: 'pending' as const, createdAt: 1, updatedAt: 1 };
-    await sessionTasks.setValue({ c1: [task] });
-    expect(await sessionTasks.getValue()).toEqual({ c1: [task] });
-    expect(await fakeBrowser.storage.session.get('tasks')).toEqual({ tasks: { c1: [task] } });
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    await fakeBrowser.storage.session.set({ tasks: { c1: [{ task_id: 1 }] } });
-    expect(await sessionTasks.getValue()).toEqual({});
-    warn.mockRestore();
   });
 });
 
