@@ -100,6 +100,15 @@ export const useChatStore = defineStore('chat', () => {
     setMessages(view.messages);
   }
 
+  /**
+   * Asks the sidebar to show a conversation (null: a new one), from another page (the popup):
+   * read by a sidebar that opens now, watched by one that is already open.
+   */
+  async function showInSidebar(conversationId: string | null): Promise<void> {
+    await activeConversationId.setValue(conversationId);
+    await sidebarRequest.setValue({ conversationId, at: Date.now() });
+  }
+
   /** Starts an empty conversation; it is created in the background when the first message is sent. */
   async function startNew(): Promise<void> {
     await open(null);
@@ -310,6 +319,7 @@ export const useChatStore = defineStore('chat', () => {
     dispose,
     open,
     startNew,
+    showInSidebar,
     send,
     stop,
     resume,

@@ -3,7 +3,7 @@ import { defineStore } from 'pinia';
 import { ref, shallowReactive } from 'vue';
 import type { ModelInfo } from '@/core/agent/providers/common';
 import { sendMessage, type ProviderProfileView } from '@/core/messaging/protocol';
-import { conversationModels, type ModelChoice } from '@/core/storage/settings';
+import type { ModelChoice } from '@/core/storage/settings';
 
 /** One profile's model list as the picker shows it. */
 export interface ModelList {
@@ -25,19 +25,18 @@ export const useModelsStore = defineStore('models', () => {
   const lists = shallowReactive(new Map<string, ModelList>());
 
   /**
-   * Reads the conversation's pick (`'new'`: a conversation not created yet) straight from
-   * storage: it runs on every switch of conversation, so it stays one cheap read.
+   * Reads the conversation's pick (`'new'`: a conversation not created yet) from the background,
+   * its one source (`getConversationModel`), as `pick` writes it there.
    */
   async function loadChoice(conversationId: string): Promise<void> {
-    choice.value = (await conversationModels.getValue())[conversationId] ?? null;
+    choice.value = await sendMessage('getConversationModel', { conversationId });
   }
 
-  /** Loads the profiles and the conversation's pick from the background (when the picker opens). */
+  /** Loads the profiles and the conversation's pick (when the picker opens). */
   async function load(conversationId: string): Promise<void> {
-    const [view, picked] = await Promise.all([sendMessage('getProvider'), sendMessage('getConversationModel', { conversationId })]);
+    const [view] = await Promise.all([sendMessage('getProvider'), loadChoice(conversationId)]);
     profiles.value = view.profiles;
     defaultProfileId.value = view.activeId;
-    choice.value = picked;
   }
 
   /** Fetches each profile's model list once per opening of the picker. */

@@ -4,10 +4,10 @@ import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { keepsSecret } from '@/core/net/key-origin';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, ProviderSecrets, type AgentSettings, type ProviderProfile, type ProviderSettings } from '@/core/storage/settings';
-import { defineSetting } from '@/core/storage/setting';
+import { defineSetting, findSetting } from '@/core/storage/setting';
 import { z as zm } from 'zod/mini';
 import { describeIssues, ImportError } from './archive';
-import { parseSettingsFile, PROVIDER_ROW } from './settings-file';
+import { parseSettingsFile, preferenceSetting, PROVIDER_ROW } from './settings-file';
 
 z.config({ jitless: true });
 
@@ -42,7 +42,7 @@ export interface ImportRow {
 }
 
 export interface ImportSection {
-  /** Stable id: `profiles`, `limits`, `switches`, `keys`, `other`, or `<plugin>/<item>`. */
+  /** Stable id: `profiles`, `limits`, `preferences`, `switches`, `keys`, `other`, or `<plugin>/<item>`. */
   id: string;
   title: Said;
   rows: ImportRow[];
@@ -109,6 +109,8 @@ export interface SettingsImportPlan {
   preview: SettingsImportPreview;
   provider: ProviderSettings;
   limits: AgentSettings;
+  /** Exported `storage.local` settings to set, by key. */
+  preferences: Array<{ key: string; value: unknown }>;
   /** `pluginData` rows to put (provider profiles apart). */
   rows: Array<{ key: string; value: unknown }>;
   putSecrets: Array<{ key: string; value: string }>;
@@ -216,6 +218,17 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
   }
   if (limitRows.length) sections.push({ id: 'limits', title: said('dataSettings.preview.limits'), rows: limitRows });
 
+  // Preferences (the other exported settings of storage.local), each by its name.
+  const preferenceRows: ImportRow[] = [];
+  for (const [key, value] of file.preferences) {
+    const setting = preferenceSetting(key)!;
+    const now = await setting.getValue();
+    if (JSON.stringify(now) === JSON.stringify(value)) continue;
+    const name = setting.label ? said(setting.label) : key;
+    preferenceRows.push({ change: 'changed', name: '', detail: said('dataSettings.preview.setting', { name, before: shown(now), after: shown(value) }) });
+  }
+  if (preferenceRows.length) sections.push({ id: 'preferences', title: said('dataSettings.preview.preferences'), rows: preferenceRows });
+
   // Plugins' values: checked against their items' schemas, described, addressed ones ruled.
   const plugins = new Map(options.plugins.map((p) => [p.id, p]));
   const rows: Array<{ key: string; value: unknown }> = [];
@@ -240,8 +253,11 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
     const settingsFile = plugins.get(pluginId)?.settingsFile;
     const item = settingsFile && Object.hasOwn(settingsFile.items, itemName) ? settingsFile.items[itemName] : undefined;
     if (!item) {
-      if (stripMark(nowRow) !== stripMark(raw)) otherRows.push({ change: nowRow === undefined ? 'added' : 'changed', name: key });
-      rows.push({ key, value: raw });
+      // A setting of this build is checked against its schema; a row no setting claims comes as it is.
+      const setting = findSetting('db', key);
+      const value = setting ? check(key, setting.schema, raw) : raw;
+      if (stripMark(nowRow) !== stripMark(value)) otherRows.push({ change: nowRow === undefined ? 'added' : 'changed', name: key });
+      rows.push({ key, value });
       continue;
     }
     let value = check(key, item.schema, raw);
@@ -273,6 +289,7 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
     preview: { sections },
     provider,
     limits: file.limits,
+    preferences: [...file.preferences].map(([key, value]) => ({ key, value })),
     rows,
     putSecrets,
     deleteSecrets: [...deleteSecrets],
@@ -285,7 +302,7 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
   };
 }
 
-/** Writes a plan: plugin values, provider profiles and secrets in one transaction, then the limits. */
+/** Writes a plan: plugin values, provider profiles and secrets in one transaction, then the limits and preferences. */
 export async function applySettingsImport(db: SidequestDb, plan: SettingsImportPlan): Promise<void> {
   const provider = z.parse(providerSettingsSchema as unknown as z.core.$ZodType<ProviderSettings>, plan.provider);
   // Read once before the transaction: an older version's profiles in storage.local move first.
@@ -297,6 +314,12 @@ export async function applySettingsImport(db: SidequestDb, plan: SettingsImportP
     await db.pluginData.put({ key: PROVIDER_ROW, value: provider });
   });
   await agentSettings.setValue(plan.limits);
+  for (const { key, value } of plan.preferences) await preferenceSetting(key)?.setValue(value);
+}
+
+/** A setting's value in a preview line. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '—');
 }
 
 async function sha256(text: string): Promise<string> {

@@ -5,7 +5,7 @@ import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
-import { defineDbSetting, defineSetting, type DbSetting } from './setting';
+import { defineSetting, type DbSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
@@ -70,28 +70,23 @@ export const providerSettingsSchema = z.object({
 export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
 
 /**
- * Where versions up to 0.1 kept the profiles: `local:provider` in `storage.local`, which content
- * scripts can write (a compromised page could have pointed the agent, and its key, at another
- * address). Kept only to be moved into IndexedDB by `providerSettingsStore`.
+ * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
+ * `pluginData`; in the settings file as its `provider`). Versions up to 0.1 kept them as
+ * `local:provider` in `storage.local`, which content scripts can write (a compromised page could
+ * have pointed the agent, and its key, at another address): on first use that value is migrated,
+ * moved here and removed there.
  */
-export const legacyProviderSettings = defineSetting<ProviderSettings>('local:provider', {
+export const providerSettings = defineSetting<ProviderSettings>('core/provider', {
+  area: 'db',
+  exported: true,
   fallback: migrateProviderSettingsV2({ baseUrl: DEFAULT_BASE_URL, model: DEFAULT_MODEL }),
   schema: providerSettingsSchema as never,
-  version: 2,
-  migrations: { 2: migrateProviderSettingsV2 },
+  legacy: { key: 'local:provider', version: 2, migrations: { 2: migrateProviderSettingsV2 } },
 });
 
-/**
- * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
- * `pluginData`). On first use, what an older version kept in `storage.local` is migrated, moved
- * here and removed there.
- */
+/** The provider profiles in this database. */
 export function providerSettingsStore(db: SidequestDb): DbSetting<ProviderSettings> {
-  return defineDbSetting(db, 'provider', {
-    fallback: legacyProviderSettings.fallback,
-    schema: providerSettingsSchema as never,
-    legacy: legacyProviderSettings,
-  });
+  return providerSettings.in(db);
 }
 
 /** The model picked in the sidebar for a conversation, by conversation id (none: the default profile's). */
@@ -100,6 +95,7 @@ export interface ModelChoice {
   model: string;
 }
 
+/** Not exported: conversations' ids mean nothing in another browser. */
 export const conversationModels = defineSetting<Record<string, ModelChoice>>('local:conversationModels', {
   fallback: {},
   schema: conversationModelsSchema,
@@ -113,7 +109,10 @@ export interface AgentSettings {
   runTokenBudget?: number;
 }
 
+/** The agent's limits (Settings → Agent); in the settings file as its `limits`. */
 export const agentSettings = defineSetting<AgentSettings>('local:agent', {
+  exported: true,
+  label: 'limits.title',
   fallback: { maxSteps: 25 },
   schema: z.object({
     maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)),
@@ -122,7 +121,7 @@ export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   version: 1,
 });
 
-/** What the sidebar shows; the popup writes it to open a conversation there. */
+/** What the sidebar shows; the popup writes it to open a conversation there. Not exported (nor below: the request, drafts). */
 export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
   fallback: null,
   schema: z.nullable(z.string()),
@@ -236,6 +235,8 @@ export class ProviderSecrets {
  * watches it, so a change applies at once; the background names it in the system prompt.
  */
 export const uiLanguage = defineSetting<LanguageChoice>('local:uiLanguage', {
+  exported: true,
+  label: 'general.language',
   fallback: 'auto',
   schema: z.enum(['auto', ...LOCALES]),
   version: 1,

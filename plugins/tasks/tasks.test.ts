@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { fakeBrowser } from 'wxt/testing';
+import { findSetting } from '@/core/storage/setting';
 import { ToolRegistry } from '@/core/registry/registry';
 import { tasksPlugin } from './index';
+import { sessionTasks } from './storage';
 import { TaskBoard } from './task-board';
 
 afterEach(() => {
@@ -43,5 +46,18 @@ describe('tasks', () => {
     const listed = await registry.invoke('list_tasks', {}, { context });
     expect(listed).toEqual({ ok: true, output: [{ task_id: '1', subject: 'One', status: 'pending' }] });
     expect(await registry.invoke('list_tasks', {}, { context: { conversationId: 'other' } })).toEqual({ ok: true, output: [] });
+  });
+});
+
+describe('the task lists in storage.session', () => {
+  test('are a setting (session:tasks, not exported), checked when read', async () => {
+    expect(findSetting('session', 'tasks')).toMatchObject({ exported: false, secret: false });
+    const task = { task_id: '1', subject: 'Read', status: 'pending' as const, createdAt: 1, updatedAt: 1 };
+    await sessionTasks.setValue({ c1: [task] });
+    expect(await fakeBrowser.storage.session.get('tasks')).toEqual({ tasks: { c1: [task] } });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await fakeBrowser.storage.session.set({ tasks: { c1: [{ task_id: 1 }] } });
+    expect(await sessionTasks.getValue()).toEqual({});
+    warn.mockRestore();
   });
 });

@@ -169,7 +169,7 @@ describe('search settings of an earlier version', () => {
     await db.pluginData.put({ key: 'web/search', value: { engine: 'altavista', googleCseId: 3 } });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     expect(await searchStore(pluginStorage(db, 'web')).settings.getValue()).toEqual({ engine: 'duckduckgo', googleCseId: '' });
-    expect(warn.mock.calls[0]?.[0]).toMatch(/The stored "search" of plugin "web" is not valid \(engine: .*googleCseId: .*\); using the default instead/);
+    expect(warn.mock.calls[0]?.[0]).toMatch(/The setting db:web\/search is not valid \(engine: .*googleCseId: .*\); using the default instead/);
     warn.mockRestore();
     db.close();
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { openDb } from '@/core/storage/db';
 import { migrateProviderSettingsV2 } from '@/core/storage/migrations/provider-profiles';
-import { conversationModelsSchema, legacyProviderSettings, ProviderSecrets, providerSettingsStore, providerSettingsSchema } from '@/core/storage/settings';
+import { conversationModelsSchema, providerSettings, ProviderSecrets, providerSettingsStore, providerSettingsSchema } from '@/core/storage/settings';
 import v1 from './fixtures/provider-settings-v1.json';
 
 describe('local:provider v1 → v2 (provider profiles)', () => {
@@ -15,7 +15,7 @@ describe('local:provider v1 → v2 (provider profiles)', () => {
 
   it('gives values that fit the v2 schema', () => {
     expect(providerSettingsSchema.safeParse(migrateProviderSettingsV2(v1.provider)).success).toBe(true);
-    expect(providerSettingsSchema.safeParse(legacyProviderSettings.fallback).success).toBe(true);
+    expect(providerSettingsSchema.safeParse(providerSettings.fallback).success).toBe(true);
     expect(providerSettingsSchema.safeParse(v1.provider).success).toBe(false);
     expect(conversationModelsSchema.safeParse({ c1: { profileId: 'default', model: 'm' } }).success).toBe(true);
   });
