@@ -10,19 +10,20 @@ export type CardFields = Omit<PendingApproval, 'id' | 'askedAt' | 'expiresAt'>;
 /** What a card settles to: the user's answer, the clock's, or the run's stop. */
 export type AskOutcome = ApprovalAnswer | 'timeout' | 'withdrawn';
 
-/** The card for one call: who asks (the conversation, the sub-agent), the tool, its arguments as text, and why. */
-export function cardFor(
-  call: GatedCall,
-  fields: Omit<CardFields, 'conversationId' | 'toolCallId' | 'agent' | 'tool' | 'arguments'>,
-): CardFields {
+/** What a card says of the call itself: who asks (the conversation, the sub-agent), the tool, its arguments as text. */
+function callPart(call: GatedCall) {
   return {
     conversationId: call.conversationId,
     toolCallId: call.toolCallId,
     agent: call.agent,
     tool: call.name,
     arguments: prettyJson(call.input),
-    ...fields,
   };
+}
+
+/** The card for one call: the call itself, and why and where it is asked about. */
+export function cardFor(call: GatedCall, fields: Omit<CardFields, keyof ReturnType<typeof callPart>>): CardFields {
+  return { ...callPart(call), ...fields };
 }
 
 /**
