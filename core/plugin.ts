@@ -2,7 +2,7 @@ import type { ModelClient } from '@/core/agent/provider';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
 import type { runOffscreenJob } from '@/core/offscreen/host';
 import type { ToolRegistry } from '@/core/registry/registry';
-import type { ToolDefinition } from '@/core/registry/types';
+import type { ToolDefinition, ToolGate } from '@/core/registry/types';
 import type { PluginStorage } from '@/core/storage/plugin-data';
 import type { PluginSettingsFile } from '@/core/data/settings-import';
 
@@ -78,6 +78,11 @@ export interface PluginContext {
   addConfiguredOrigins(source: () => Promise<string[]> | string[]): void;
   /** The registry: to run agent loops over it (sub-agents) or to add plugins of its own (page tools). */
   registry: ToolRegistry;
+  /**
+   * The approval gate: hand it to every agent loop the plugin runs (`LoopOptions.gate`), so a
+   * sub-agent's calls are asked about like the main agent's. A loop given none refuses them.
+   */
+  gate: ToolGate;
   /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */
   offscreen: typeof runOffscreenJob;
   /** Work to do once at start-up, after the plugin states are loaded; handlers wait for it. */

@@ -9,7 +9,6 @@ import type {
   ToolContext,
   ToolDefinition,
   ToolErrorCode,
-  ToolGate,
   ToolResult,
   ToolSpec,
   ToolTarget,
@@ -81,11 +80,6 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
   private readonly listeners = new Set<RegistryListener>();
   private enabled: Record<string, boolean> = {};
-  /**
-   * The approval gate every agent loop over this registry consults before a call (the main
-   * agent's and sub-agents' alike). `invoke` itself never asks: tests and benchmarks call it directly.
-   */
-  gate: ToolGate | undefined;
   /**
    * The id of the tab the user is looking at, for offering tab-scoped plugins' tools (a page's
    * own tools): every loop over this registry offers those of that tab and of the tabs its
@@ -286,7 +280,11 @@ export class ToolRegistry {
     return { entry, args };
   }
 
-  /** Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. */
+  /**
+   * Runs a tool by name. Always resolves; failures come back as `{ ok: false, error }`. Asks
+   * nobody: the registry holds no approval gate. The agent loop calls it only after its own gate
+   * (`LoopOptions.gate`) let the call through; tests and the benchmark call it directly.
+   */
   async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
     const checked = this.preflight(name, input, options.allow);
     if ('ok' in checked) return checked;

@@ -220,8 +220,10 @@ export const TOOL_THROWN_CODES: readonly ToolErrorCode[] = ['local_network', 'de
 
 /**
  * Stands between an agent loop's tool calls and the plugins (the approval gate,
- * `core/approvals/gate.ts`). Every loop over a registry consults the registry's gate, so the main
- * agent and sub-agents pass the same one; `ToolRegistry.invoke` alone does not.
+ * `core/approvals/gate.ts`). Each loop is handed its gate explicitly (`LoopOptions.gate`): the
+ * background gives the main agent's runner and every plugin (sub-agents) the same one; a loop
+ * given none refuses the calls a gate would ask about (`core/approvals/no-gate.ts`).
+ * `ToolRegistry.invoke` alone never asks.
  */
 export interface ToolGate {
   /** Lets the call through (`ok`, with a note handed back to `record`) or gives the result instead. */

@@ -4,6 +4,7 @@ import { runAgentLoop, type Transcript } from '@/core/agent/loop';
 import type { ModelClient } from '@/core/agent/provider';
 import { definePlugin, type PluginContext } from '@/core/plugin';
 import { defineTool, type ToolRegistry } from '@/core/registry/registry';
+import type { ToolGate } from '@/core/registry/types';
 import { stampMessage, type NewMessage } from '@/core/storage/conversations';
 import type { StoredMessage, UserMessage } from '@/core/storage/db';
 import { reduceSubAgentActivity, type SubAgentEvent } from './record';
@@ -13,9 +14,10 @@ import { allowFor, bindToTab, subAgentPrompt, type SubAgentType } from './types'
 /** How long one sub-agent may work in all before it is stopped. */
 export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
 
-/** What the `agent` tool uses: the registry its loops run over, the model, the step limit. */
+/** What the `agent` tool uses: the registry its loops run over, the parent's approval gate, the model, the step limit. */
 export interface SubAgentServices {
   registry: ToolRegistry;
+  gate: ToolGate;
   getModelClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
 }
@@ -90,6 +92,8 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
             outcome = await runAgentLoop({
               client,
               registry: services.registry,
+              // The parent's gate: each of its calls is asked about as the main agent's would be.
+              gate: services.gate,
               transcript,
               history,
               system: subAgentPrompt(type, tab_id),
@@ -129,6 +133,6 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
       }),
     ],
   setup: (ctx: PluginContext) => ({
-    service: { registry: ctx.registry, getModelClient: ctx.getModelClient, getMaxSteps: ctx.getMaxSteps },
+    service: { registry: ctx.registry, gate: ctx.gate, getModelClient: ctx.getModelClient, getMaxSteps: ctx.getMaxSteps },
   }),
 });

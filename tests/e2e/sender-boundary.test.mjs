@@ -32,12 +32,15 @@ const KEY = 'sk-boundary-4e1f0c';
 const REFUSED = 'Not allowed from this context.';
 
 /**
- * Every message the background handles, from the sources: the core's `handle('…')` and each
- * plugin's `ctx.handle('…')`. Bench-only ones exist only in benchmark builds.
+ * Every message the background handles, from the sources: each core registrar's `handle('…')`
+ * (core/background/registrars/) and each plugin's `ctx.handle('…')`. Bench-only ones exist only in
+ * benchmark builds.
  */
 async function handledMessages() {
-  const files = [path.join(ROOT, 'core/background/service.ts')];
   const { readdir } = await import('node:fs/promises');
+  const registrars = path.join(ROOT, 'core/background/registrars');
+  const files = (await readdir(registrars)).filter((name) => name.endsWith('.ts')).map((name) => path.join(registrars, name));
+  assert.ok(files.length > 0, 'the core registrars are where this test looks');
   for (const dir of await readdir(path.join(ROOT, 'plugins'), { withFileTypes: true })) {
     if (dir.isDirectory()) files.push(path.join(ROOT, 'plugins', dir.name, 'index.ts'));
   }

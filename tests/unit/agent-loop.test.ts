@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AgentRunner, type AgentEvents } from '@/core/agent/loop';
+import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import { StepTimer } from '@/core/agent/step-timing';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';

@@ -2,7 +2,8 @@
 // (deny, timeout, stop, Always allow, revoke), the outbound rule after private reads, and the gate
 // in a real agent loop (main agent and sub-agent loops alike) against the scripted model server.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runAgentLoop, AgentRunner } from '@/core/agent/loop';
+import { runAgentLoop } from '@/core/agent/loop';
+import { AgentRunner } from '@/core/agent/runner';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { ApprovalGate, APPROVAL_TIMEOUT_MS, type Permission, type PermissionStore } from '@/core/approvals/gate';
 import { decide, readsPrivateData, type CallSituation, type Decision } from '@/core/approvals/policy';
@@ -525,7 +526,6 @@ describe('the gate in the agent loop', () => {
       ],
     });
     const { gate } = makeGate();
-    registry.gate = gate;
     return { registry, gate, ran };
   }
 
@@ -534,7 +534,7 @@ describe('the gate in the agent loop', () => {
   it('Deny: the tool does not run, the model\'s next request has the declined result, and the run goes on', async () => {
     const { registry, gate, ran } = setup();
     const store = new ConversationStore(openDb(`test-gate-loop-${Math.random()}`));
-    const runner = new AgentRunner({ store, registry, getClient: async () => client(), getMaxSteps: async () => 5, events: { conversation() {}, message() {}, delta() {} } });
+    const runner = new AgentRunner({ store, registry, gate, getClient: async () => client(), getMaxSteps: async () => 5, events: { conversation() {}, message() {}, delta() {} } });
     const conversation = await store.create();
     server.queue([{ toolCalls: [{ name: 'remove_file', arguments: { path: 'notes.txt' } }] }, { text: 'Understood, I left it.' }]);
     const before = server.requests.length;
@@ -562,6 +562,7 @@ describe('the gate in the agent loop', () => {
     const loop = runAgentLoop({
       client: client(),
       registry,
+      gate,
       transcript: {
         conversationId: 'sub-1',
         prepare: async (m) => ({ ...m, id: crypto.randomUUID(), seq: messages.length, createdAt: Date.now() }) as never,
@@ -607,7 +608,6 @@ describe('the gate in the agent loop', () => {
     expect(await registry.callAnnotations('write_file', { path: 'kept.txt' })).toMatchObject({ destructive: true });
     expect(await registry.callAnnotations('write_file', { path: 'boom.txt' })).toMatchObject({ destructive: true });
     const { gate } = makeGate();
-    registry.gate = gate;
     server.queue([
       { toolCalls: [{ name: 'write_file', arguments: { path: 'new.txt' } }, { name: 'write_file', arguments: { path: 'kept.txt' } }] },
       { text: 'Written.' },
@@ -615,6 +615,7 @@ describe('the gate in the agent loop', () => {
     const loop = runAgentLoop({
       client: client(),
       registry,
+      gate,
       transcript: {
         conversationId: 'files-1',
         prepare: async (m) => ({ ...m, id: crypto.randomUUID(), seq: 0, createdAt: Date.now() }) as never,

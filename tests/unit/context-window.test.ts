@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens, limitFromError } from '@/core/agent/context-window';
-import { AgentRunner } from '@/core/agent/loop';
+import { AgentRunner } from '@/core/agent/runner';
 import type { ProviderConfig } from '@/core/agent/provider';
 import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';

@@ -1,7 +1,8 @@
 // The user's data: the archive format (export, parse, import: all or nothing, no duplicates),
 // Markdown, traces (credentials redacted), the run's token budget, the settings file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRunner, withCost } from '@/core/agent/loop';
+import { withCost } from '@/core/agent/loop';
+import { AgentRunner } from '@/core/agent/runner';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { ARCHIVE_FORMAT, ImportError, MAX_IMPORT_BYTES, parseArchive, type Archive } from '@/core/data/archive';
 import { archiveToMarkdown, exportFileName } from '@/core/data/markdown';

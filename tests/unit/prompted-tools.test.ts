@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentRunner } from '@/core/agent/loop';
+import { AgentRunner } from '@/core/agent/runner';
 import { looseJson, parseToolCalls, PROMPTED_NOTICE, refusesTools, toPromptedPrompt } from '@/core/agent/prompted-tools';
 import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
 import type { ProviderConfig } from '@/core/agent/provider';

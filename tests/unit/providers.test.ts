@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AgentRunner, type AgentEvents } from '@/core/agent/loop';
+import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import type { ProviderConfig, ProviderType } from '@/core/agent/provider';
 import { checkProvider, createModelClient, listModels } from '@/core/agent/providers';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';

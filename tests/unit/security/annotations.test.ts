@@ -121,7 +121,7 @@ function memoryPermissions(): PermissionStore {
 }
 
 /**
- * The call as the agent loop hands it to the gate (core/agent/loop.ts `runToolCall`): judged by
+ * The call as the agent loop hands it to the gate (core/agent/tool-call.ts `runToolCall`): judged by
  * what this call does where the tool narrows its annotations for one call (`forCall`).
  */
 async function gatedCall(registry: ToolRegistry, name: string, input: unknown, conversationId: string): Promise<GatedCall> {

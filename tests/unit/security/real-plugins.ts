@@ -1,10 +1,11 @@
-// The built-in plugins set up as the background sets them up (core/background/service.ts), on
+// The built-in plugins set up as the background sets them up (core/background/registrars/plugins.ts), on
 // services a unit test can hold: wxt's fakeBrowser, opfs-mock for the workspace, fake-indexeddb for
 // plugin storage. What is not given fails loudly (no model, no offscreen document), so a test says
 // which of the real services it wants.
 import { storageFactory } from 'opfs-mock';
 import { vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
+import { noGate } from '@/core/approvals/no-gate';
 import type { PluginContext } from '@/core/plugin';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
@@ -59,6 +60,8 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
       configuredOrigins: configuredOrigins ?? (async () => new Set<string>()),
       addConfiguredOrigins: () => undefined,
       registry,
+      // No user to ask here: a sub-agent's loop refuses what the gate would ask about.
+      gate: noGate,
       offscreen:
         offscreen ??
         ((async () => {

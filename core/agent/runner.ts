@@ -1,0 +1,248 @@
+import type { ToolRegistry } from '@/core/registry/registry';
+import type { ToolGate } from '@/core/registry/types';
+import type { ConversationStore } from '@/core/storage/conversations';
+import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
+import type { AssistantMessage, Conversation, StoredMessage, UserMessage } from '@/core/storage/db';
+import type { StepTrace } from '@/core/data/trace';
+import { describeProviderError, ProviderError, runError } from './errors';
+import { runAgentLoop, type RunMeter } from './loop';
+import { systemPrompt } from './prompt';
+import type { Locale } from '@/core/i18n/locales';
+import type { ModelClient } from './provider';
+import type { LoopObserver } from './step-timing';
+import { storeTranscript } from './transcript';
+
+/** What the loop tells the UI while it works. */
+export interface AgentEvents {
+  conversation(conversation: Conversation): void;
+  message(message: StoredMessage): void;
+  /** `offset` is the length of the message's text before this piece. */
+  delta(conversationId: string, messageId: string, text: string, offset: number): void;
+  /** The tool call `toolCallId` reported live activity (see `ToolContext.reportActivity`). */
+  toolActivity?(conversationId: string, toolCallId: string, toolName: string, event: unknown): void;
+}
+
+export interface AgentDeps {
+  store: ConversationStore;
+  registry: ToolRegistry;
+  /**
+   * The approval gate each run's calls pass, handed to its loop. Without one, every call the user
+   * would have to allow is refused (see `LoopOptions.gate`).
+   */
+  gate?: ToolGate;
+  /** Builds the model client for the conversation from the current settings; throws `ProviderError` if it cannot. */
+  getClient(conversationId?: string): Promise<ModelClient>;
+  getMaxSteps(): Promise<number>;
+  /** The token budget of one run (input + output tokens of its answers); undefined: none. */
+  getRunBudget?(): Promise<number | undefined>;
+  /** Keeps a step's trace (request and response, keys redacted). */
+  saveTrace?(trace: StepTrace): Promise<void>;
+  /** The user's interface language, named in the system prompt (none: the prompt names none). */
+  getLanguage?(): Promise<Locale>;
+  events: AgentEvents;
+  /** Keeps the background alive while a run goes on; returns the function that lets it go. */
+  keepAlive?(): () => void;
+  /** Makes an observer of each run's loop (the benchmark's step timer). */
+  observe?(): LoopObserver;
+  /** A run is about to start from this history (the approval gate learns what it involved). */
+  beforeRun?(conversation: Conversation, history: StoredMessage[]): void;
+}
+
+interface Run {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Runs agent loops in the background: stream the model's answer, run the tools it asks for,
+ * send the results back, and repeat until it answers without tools, the user stops it, or the
+ * step limit is reached. Every message and tool result is written to IndexedDB before the next
+ * step, so a worker the browser stops loses nothing that was finished.
+ */
+export class AgentRunner {
+  private readonly runs = new Map<string, Run>();
+  /** The answer being streamed in each running conversation, fresher than what is saved. */
+  private readonly streaming = new Map<string, AssistantMessage>();
+  /** The token meter of each running conversation's run. */
+  private readonly meters = new Map<string, RunMeter>();
+
+  constructor(private readonly deps: AgentDeps) {}
+
+  isRunning(conversationId: string): boolean {
+    return this.runs.has(conversationId);
+  }
+
+  runningIds(): Set<string> {
+    return new Set(this.runs.keys());
+  }
+
+  /** The message being streamed now, if any: a page that opens mid-answer starts from it. */
+  liveMessage(conversationId: string): AssistantMessage | undefined {
+    const message = this.streaming.get(conversationId);
+    return message && { ...message, toolCalls: [...message.toolCalls] };
+  }
+
+  /**
+   * A model client for a tool of the conversation's run (a sub-agent, a summary): its tokens count
+   * against the run's budget, and once the budget is reached it refuses further requests.
+   */
+  metered(conversationId: string | undefined, client: ModelClient): ModelClient {
+    if (!conversationId) return client;
+    const meters = this.meters;
+    return {
+      ...client,
+      config: client.config,
+      async *stream(request) {
+        const meter = meters.get(conversationId);
+        if (meter?.limit !== undefined && meter.used >= meter.limit) {
+          throw new ProviderError(runError('bad_request', 'errors.run.budget', { used: meter.used, limit: meter.limit }));
+        }
+        for await (const event of client.stream(request)) {
+          if (event.type === 'finish' && meter) meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+          yield event;
+        }
+      },
+    };
+  }
+
+  /** Resolves when the conversation's current run (if any) has ended. */
+  async settled(conversationId: string): Promise<void> {
+    await this.runs.get(conversationId)?.done;
+  }
+
+  /** Saves the user's message and starts a run. The message is saved even if the run then fails. */
+  async send(conversationId: string, text: string): Promise<UserMessage> {
+    const clean = text.trim();
+    if (!clean) throw new Error('The message is empty.');
+    if (this.isRunning(conversationId)) {
+      throw new Error('The agent is still working in this conversation: wait for it or press Stop first.');
+    }
+    const { store, events } = this.deps;
+    const conversation = await store.getOrThrow(conversationId);
+    const message = await store.append<UserMessage>({ role: 'user', conversationId, text: clean });
+    events.message(message);
+    const retitle = !conversation.titleEdited && conversation.title === DEFAULT_TITLE;
+    await this.start(conversationId, retitle ? { title: titleFrom(clean) } : {});
+    return message;
+  }
+
+  /** Continues a run that was stopped, interrupted or failed, from what was saved. */
+  async resume(conversationId: string): Promise<void> {
+    if (this.isRunning(conversationId)) return;
+    await this.deps.store.getOrThrow(conversationId);
+    await this.start(conversationId);
+  }
+
+  /** Stops the conversation's run; what was streamed so far is kept. */
+  stop(conversationId: string): boolean {
+    const run = this.runs.get(conversationId);
+    if (!run) return false;
+    run.controller.abort(new Error('Stopped by the user.'));
+    return true;
+  }
+
+  /** Marks the conversation running (with any other change to it) and starts its run. */
+  private async start(conversationId: string, patch: Partial<Conversation> = {}): Promise<void> {
+    const controller = new AbortController();
+    const run: Run = { controller, done: Promise.resolve() };
+    this.runs.set(conversationId, run);
+    try {
+      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined });
+    } catch (error) {
+      this.runs.delete(conversationId);
+      throw error;
+    }
+    const release = this.deps.keepAlive?.();
+    run.done = this.run(conversationId, controller.signal)
+      .catch((error) => console.error('[sidequest] agent run failed unexpectedly', error))
+      .finally(() => {
+        this.runs.delete(conversationId);
+        release?.();
+      });
+  }
+
+  private async setStatus(conversationId: string, patch: Partial<Conversation>): Promise<Conversation> {
+    const conversation = await this.deps.store.update(conversationId, patch);
+    this.deps.events.conversation(conversation);
+    return conversation;
+  }
+
+  private async run(conversationId: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.runSteps(conversationId, signal);
+    } catch (error) {
+      // Storage failed or a bug: the conversation must not stay "running" forever.
+      const message = error instanceof Error ? error.message : String(error);
+      await this.setStatus(conversationId, {
+        status: 'error',
+        error: runError('unknown', 'errors.run.internal', { detail: message }),
+      }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async runSteps(conversationId: string, signal: AbortSignal): Promise<void> {
+    let client: ModelClient;
+    let maxSteps: number;
+    let tokenBudget: number | undefined;
+    try {
+      client = await this.deps.getClient(conversationId);
+      maxSteps = await this.deps.getMaxSteps();
+      tokenBudget = await this.deps.getRunBudget?.();
+    } catch (error) {
+      const info = error instanceof ProviderError ? error.info : describeProviderError(error, '');
+      await this.setStatus(conversationId, { status: 'error', error: info });
+      return;
+    }
+    const language = await this.deps.getLanguage?.().catch(() => undefined);
+    const conversation = await this.setStatus(conversationId, { model: client.config.model });
+    const meter: RunMeter = { used: 0, limit: tokenBudget };
+    this.meters.set(conversationId, meter);
+    try {
+      await this.loop(conversationId, signal, client, maxSteps, meter, conversation, language);
+    } finally {
+      this.meters.delete(conversationId);
+    }
+  }
+
+  /** The run's loop over the stored history, and the conversation's status from how it ended. */
+  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation, language?: Locale): Promise<void> {
+    const { store, registry, gate, events } = this.deps;
+    const history = await store.messages(conversationId);
+    this.deps.beforeRun?.(conversation, history);
+    const outcome = await runAgentLoop({
+      client,
+      registry,
+      gate,
+      transcript: storeTranscript(store, events, conversationId, this.deps.saveTrace),
+      history,
+      system: systemPrompt(new Date(), language),
+      maxSteps,
+      meter,
+      signal,
+      toolContext: { conversationId },
+      onStreaming: (message) => {
+        if (message) this.streaming.set(conversationId, message);
+        else this.streaming.delete(conversationId);
+      },
+      observer: this.deps.observe?.(),
+    });
+    switch (outcome.status) {
+      case 'done':
+        await this.setStatus(conversationId, { status: 'idle' });
+        break;
+      case 'stopped':
+        await this.setStatus(conversationId, { status: 'stopped' });
+        break;
+      case 'error':
+        await this.setStatus(conversationId, { status: 'error', error: outcome.error });
+        break;
+      case 'step_limit':
+        await this.setStatus(conversationId, { status: 'step_limit' });
+        break;
+      case 'budget':
+        await this.setStatus(conversationId, { status: 'budget', budget: { used: outcome.used, limit: outcome.limit } });
+        break;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { noGate } from '@/core/approvals/no-gate';
+import { capError, errorMessage } from '@/core/registry/registry';
+import type { GatedCall, ReachHow, ToolResult } from '@/core/registry/types';
+import type { ToolCall, ToolMessage } from '@/core/storage/db';
+import type { LoopOptions } from './loop';
+
+/** How often a tool message with live activity is written while its tool works. */
+const ACTIVITY_SAVE_INTERVAL_MS = 500;
+
+/**
+ * Runs one tool call: its input checked, then the loop's gate asked (a loop given no gate asks
+ * `noGate`, which refuses every call the user would have to allow), then the registry; its live
+ * activity (if any) is kept on its tool message.
+ */
+export async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage): Promise<ToolResult> {
+  const { registry, transcript, signal } = options;
+  if (call.invalid) {
+    // Capped like the registry's errors: the model's own arguments can be huge.
+    return { ok: false, code: 'invalid_input', error: capError(`Invalid parameters for tool ${call.name}: ${call.invalid}.`) };
+  }
+  let input = call.input;
+  if (options.checkCall) {
+    try {
+      input = options.checkCall(call.name, call.input);
+    } catch (error) {
+      return { ok: false, code: 'invalid_input', error: capError(errorMessage(error)) };
+    }
+  }
+  const conversationId = options.toolContext?.conversationId ?? transcript.conversationId;
+  // The user's say-so, for the main agent and sub-agents alike; asked only about calls that can run.
+  const gate = options.gate ?? noGate;
+  const refused = registry.refusal(call.name, input, options.allow);
+  if (refused) return refused;
+  const spec = registry.describe(call.name)!;
+  // Judged by what this call does (a sandbox script reaches no page), where the tool says.
+  const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
+  const target = spec.annotations.target ? await registry.callTarget(call.name, input, options.toolContext?.tabId) : undefined;
+  const gated: GatedCall = {
+    name: call.name,
+    input,
+    spec: annotations === spec.annotations || !annotations ? spec : { ...spec, annotations },
+    conversationId,
+    toolCallId: call.id,
+    tabId: options.toolContext?.tabId,
+    agent: options.toolContext?.agentLabel,
+    target,
+  };
+  const verdict = await gate.check(gated, signal);
+  if (!verdict.ok) return verdict.result;
+  const note = verdict.note;
+  // An address on the user's own network the user allowed for this call (the gate asked).
+  const approvedUrl = verdict.approvedUrl;
+  // A tab's tool that named no tab runs on the tab the approval card showed.
+  const pinnedTab = verdict.tabId !== undefined && options.toolContext?.tabId === undefined ? verdict.tabId : undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let saving: Promise<unknown> = Promise.resolve();
+  const reduce = registry.activityReducer(call.name);
+  const reportActivity = reduce && ((event: unknown) => {
+    toolMessage.activity = reduce(toolMessage.activity, event);
+    transcript.toolActivity?.(toolMessage, event);
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      saving = saving.then(() => transcript.save([toolMessage])).catch(() => undefined);
+    }, ACTIVITY_SAVE_INTERVAL_MS);
+  });
+  try {
+    const result = await registry.invoke(call.name, input, {
+      signal,
+      allow: options.allow,
+      context: {
+        ...options.toolContext,
+        conversationId,
+        toolCallId: call.id,
+        reportActivity,
+        ...(approvedUrl ? { approvedUrl } : {}),
+        ...(pinnedTab !== undefined ? { tabId: pinnedTab } : {}),
+        // Addresses the call reaches on its way (redirect hops, a server on the user's network) go to the same gate.
+        ...(gate.reach ? { reach: (url: string, how: ReachHow, callSignal?: AbortSignal) => gate.reach!(gated, note, url, how, callSignal ?? signal) } : {}),
+      },
+    });
+    gate.record?.(gated, note, result);
+    return result;
+  } finally {
+    clearTimeout(timer);
+    await saving;
+  }
+}

@@ -1,0 +1,127 @@
+import type { GatedCall, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
+import { originOf } from '@/core/net/origin';
+import { readsPrivateData } from './policy';
+import type { GateNote, RunSeed } from './types';
+
+/** For the outbound rule: a call whose code decides where its data goes. */
+export const ANYWHERE = '*';
+
+/**
+ * What one conversation's runs (with their sub-agents) have read, and where the user let data go:
+ * the outbound rule's data flow, with the conversation's switch and its site-scoped Allow onces.
+ */
+export interface ConversationState {
+  trusted: boolean;
+  /**
+   * The private reads so far: their origins (`https://mail.example`), or `plugin:<id>` for reads
+   * that have no site (a plugin's files, the list of tabs).
+   */
+  sources: Set<string>;
+  /** Sites the user let receive data after private reads (`*`: anywhere), with the sources the card named. */
+  sinks: Map<string, Set<string>>;
+  /** `tool\nsite` allowed once with site scope in this conversation, with the tool's pin then. */
+  allowedSites: Map<string, { pin?: string; description?: string }>;
+}
+
+/**
+ * The outbound rule is a data-flow rule: each private read adds its origin (or, for reads with no
+ * site, its plugin) to the conversation's sources; a call that can carry data to a site (its
+ * `sink`: a fetched or opened address, a search engine, an MCP server, a page's tool, `*` for a
+ * script in a page) is sensitive whenever some source is another site than the sink and the user
+ * has not yet let that sink receive data from it. Sending back to the one site read stays silent.
+ * This holds each conversation's state; the gate decides with it.
+ */
+export class DataFlow {
+  private readonly conversations = new Map<string, ConversationState>();
+
+  /** The conversation's state, made empty on first use. */
+  state(conversationId: string): ConversationState {
+    let state = this.conversations.get(conversationId);
+    if (!state) {
+      state = { trusted: false, sources: new Set(), sinks: new Map(), allowedSites: new Map() };
+      this.conversations.set(conversationId, state);
+    }
+    return state;
+  }
+
+  forget(conversationId: string): void {
+    this.conversations.delete(conversationId);
+  }
+
+  clear(): void {
+    this.conversations.clear();
+  }
+
+  /** A run starts: its switch, and the private reads its history already made. */
+  seed(conversationId: string, seed: RunSeed): void {
+    const state = this.state(conversationId);
+    state.trusted = seed.trusted;
+    for (const call of seed.calls) {
+      if (!call.spec) {
+        // A tool that is gone now: a page's or a server's answer was private.
+        if (call.fromPage) state.sources.add(originOf(call.origin) || 'plugin:page-tools');
+        continue;
+      }
+      if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
+      const target = syncTarget(call.spec, call.input);
+      const read = call.output as { url?: unknown } | undefined;
+      const origin = (typeof read?.url === 'string' && originOf(read.url)) || originOf(target?.url) || originOf(call.origin) || originOf(call.spec.origin);
+      state.sources.add(origin || `plugin:${call.spec.pluginId}`);
+    }
+  }
+
+  /**
+   * After a call ran, failed calls too (an error can carry what was read; only a call the user
+   * declined never ran): what it read privately.
+   */
+  record(call: GatedCall, note: GateNote, result: ToolResult): void {
+    if (!call.conversationId || (!result.ok && result.code === 'denied')) return;
+    const state = this.state(call.conversationId);
+    // What a call on the user's own network returned is private (a router's page, an intranet's).
+    if (note.local) state.sources.add(originOf(note.url) || note.site);
+    for (const origin of note.localReads) state.sources.add(origin);
+    if (!readsPrivateData(call.spec.annotations, call.spec.source !== 'builtin')) return;
+    // Where it read: the page it says it read (a tab may have moved on since the check), the tab,
+    // the address; or, with no site, the plugin (its files, its lists).
+    const read = result.ok ? (result.output as { url?: unknown } | undefined) : undefined;
+    const origins = [typeof read?.url === 'string' ? originOf(read.url) : '', note.tab?.origin ?? '', originOf(note.url)].filter((o) => o);
+    if (origins.length) for (const origin of new Set(origins)) state.sources.add(origin);
+    else state.sources.add(`plugin:${call.spec.pluginId}`);
+  }
+}
+
+/** The private reads that make sending to `sink` sensitive: any other site's, not yet let through to it. */
+export function sensitiveFor(state: ConversationState, sink: string): string[] {
+  const through = state.sinks.get(sink);
+  return [...state.sources].filter((source) => source !== sink && !through?.has(source));
+}
+
+/** The user let `sink` receive data from these reads (until something else private is read). */
+export function letThrough(state: ConversationState, sink: string, sources: string[]): void {
+  const through = state.sinks.get(sink) ?? new Set<string>();
+  for (const source of sources) through.add(source);
+  state.sinks.set(sink, through);
+}
+
+/**
+ * Where an open-world call can carry data: its address's origin; `*` for a call whose content
+ * decides (a script in a page) or that names no place at all; else the site of the tab it runs in.
+ */
+export function sinkOf(target: ToolTarget | undefined, url: string | undefined, tabOrigin: string | undefined): string {
+  if (!target || target.sendsAnywhere) return ANYWHERE;
+  if (url) return originOf(url) || url;
+  return tabOrigin || ANYWHERE;
+}
+
+/**
+ * The tool's target for this input, when its `target` answers at once (the history at a run's
+ * start; calls a loop did not resolve); one that throws or waits counts as none.
+ */
+export function syncTarget(spec: ToolSpec, input: unknown, tabId?: number): ToolTarget | undefined {
+  try {
+    const target = spec.annotations.target?.(input ?? {}, { tabId });
+    return target instanceof Promise ? (target.catch(() => undefined), undefined) : target;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import type { ToolSpec } from '@/core/registry/types';
+import type { AskReason, RememberedDecision } from './policy';
+
+/** A call waiting for the user's say-so, as the sidebar shows it. */
+export interface PendingApproval {
+  id: string;
+  conversationId?: string;
+  toolCallId?: string;
+  /** The sub-agent that made the call (its label), when one did. */
+  agent?: string;
+  tool: string;
+  /** The site the call concerns (an origin), or '' for none in particular. */
+  site: string;
+  /** The full address, for calls that load or send to one. */
+  url?: string;
+  /** The call's full arguments, as pretty JSON (shown as text, never as HTML). */
+  arguments: string;
+  reason: AskReason;
+  /**
+   * Tab-targeted calls: the tab as it was when asked (its id, title and origin). An answer applies
+   * to that tab only while it still shows that origin; otherwise the call is refused.
+   */
+  tab?: { id: number; title: string; origin: string };
+  /**
+   * Outbound asks: where the data would go (an origin; '*' for code that can send anywhere, e.g. a
+   * script in a page) and what was read that makes it sensitive (origins, or the name of what was
+   * read where there is no site: a plugin's files or lists), for "This sends data to evil.example
+   * after reading mail.example".
+   */
+  sink?: string;
+  sources?: string[];
+  /**
+   * The tool's own words changed since the user allowed it (its description or input schema: a
+   * pinned definition no longer matches), so the remembered choice no longer applies.
+   */
+  changed?: { before: string; after: string };
+  /**
+   * Asks about an address reached mid-call (`ToolContext.reach`): `redirectFrom` the address that
+   * redirected there; `localAddress` the IP on the user's own network it resolved to or answered
+   * from (its content is withheld from the model until the user says yes).
+   */
+  redirectFrom?: string;
+  localAddress?: string;
+  /** `site`: Allow once also covers this tool on this site for the rest of the conversation. */
+  scope: 'call' | 'site';
+  askedAt: number;
+  expiresAt: number;
+}
+
+/** A remembered choice: this tool on this site ('' = wherever it runs). */
+export interface Permission {
+  tool: string;
+  site: string;
+  decision: RememberedDecision;
+  at: number;
+  /**
+   * Tools from outside (a page's, an MCP server's): a digest of the name, description and input
+   * schema the user saw when allowing, and the description itself (shown beside the new one when
+   * the tool changes). A changed tool is asked about again.
+   */
+  pin?: string;
+  description?: string;
+}
+
+export type ApprovalAnswer = 'once' | 'always' | 'deny';
+
+export type ApprovalChange =
+  | { type: 'asked'; approval: PendingApproval }
+  | { type: 'closed'; id: string; conversationId?: string; reason: 'allowed' | 'denied' | 'timeout' | 'withdrawn' }
+  | { type: 'permissions'; permissions: Permission[] };
+
+/** Where the gate keeps remembered choices (the core DB's `permissions` store). */
+export interface PermissionStore {
+  load(): Promise<Permission[]>;
+  put(permission: Permission): Promise<void>;
+  remove(tool: string, site: string): Promise<void>;
+}
+
+/** A tab as the gate shows it on a card. */
+export interface TabView {
+  id: number;
+  url: string;
+  title: string;
+}
+
+/** What the gate resolved about a call it let through; handed back to `record` (and `reach`) with the call. */
+export interface GateNote {
+  site: string;
+  url?: string;
+  /** The tab the call concerns, as the gate resolved it. */
+  tab?: { id: number; origin: string };
+  /** The call's own address is on the user's own network: what it returns is a private read. */
+  local?: boolean;
+  /** The address the user allowed this call to reach on their network. */
+  approvedUrl?: string;
+  /** Origins on the user's own network the call reached mid-way (`reach`): private reads too. */
+  localReads: string[];
+}
+
+/** What the conversation's history says, to seed its state when a run starts. */
+export interface RunSeed {
+  trusted: boolean;
+  /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
+  calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
+}

@@ -1,0 +1,244 @@
+import { browser } from 'wxt/browser';
+import { z } from 'zod';
+import { AgentRunner } from '@/core/agent/runner';
+import type { ModelClient } from '@/core/agent/provider';
+import { StepTimer } from '@/core/agent/step-timing';
+import { userTab } from '@/core/agent/user-tab';
+import { ApprovalGate, type TabView } from '@/core/approvals/gate';
+import { localeOf } from '@/core/i18n/locales';
+import { onMessage, type ProtocolMap } from '@/core/messaging/protocol';
+import { ConfiguredOrigins } from '@/core/net/configured-origins';
+import type { BuiltinPlugin } from '@/core/plugin';
+import { interpretedValidators } from '@/core/registry/interpreted-validator';
+import { ToolRegistry } from '@/core/registry/registry';
+import { ConversationStore } from '@/core/storage/conversations';
+import { openDb, type SidequestDb } from '@/core/storage/db';
+import { permissionStore } from '@/core/storage/permissions';
+import { pluginStorage } from '@/core/storage/plugin-data';
+import { agentSettings, ProviderSecrets, uiLanguage } from '@/core/storage/settings';
+import { BadgeCounter } from './badge';
+import { EventHub, isExtensionPage } from './events';
+import { startKeepAlive } from './keep-alive';
+import { addNotice, ProviderService } from './providers';
+
+export interface BackgroundOptions {
+  /** The built-in plugins, in the order settings list them (`plugins/index.ts`). */
+  plugins: BuiltinPlugin[];
+  /** Registers the benchmark-only messages (bench builds: `import.meta.env.MODE === 'bench'`). */
+  bench?: boolean;
+}
+
+/** A message handler of the core: the message's data in, its typed reply out. */
+export type Handler<K extends keyof ProtocolMap> = (
+  data: Parameters<ProtocolMap[K]>[0],
+) => ReturnType<ProtocolMap[K]> | Promise<ReturnType<ProtocolMap[K]>>;
+
+/**
+ * Listeners of one moment in the background's life (a conversation deleted, Delete all data, a
+ * settings file imported): each runs in turn; one that throws is logged and the rest still run.
+ */
+export class Moment<A extends unknown[]> {
+  private readonly listeners = new Set<(...args: A) => void | Promise<void>>();
+
+  constructor(private readonly failure: string) {}
+
+  add(listener: (...args: A) => void | Promise<void>): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  async run(...args: A): Promise<void> {
+    for (const listener of [...this.listeners]) {
+      try {
+        await listener(...args);
+      } catch (error) {
+        console.warn(`[sidequest] ${this.failure}`, error);
+      }
+    }
+  }
+}
+
+/**
+ * What every registrar (`core/background/registrars/`) is given: the core's services, built once,
+ * and the few ways to take part in the background's life. A registrar adds message handlers and
+ * listeners with it and returns the function that removes them.
+ */
+export interface BackgroundContext {
+  readonly plugins: BuiltinPlugin[];
+  readonly db: SidequestDb;
+  readonly store: ConversationStore;
+  readonly providers: ProviderService;
+  readonly configuredOrigins: ConfiguredOrigins;
+  readonly hub: EventHub;
+  readonly registry: ToolRegistry;
+  /** The one approval gate: handed to the runner here and to the plugins (sub-agents) explicitly. */
+  readonly gate: ApprovalGate;
+  readonly runner: AgentRunner;
+  readonly badge: BadgeCounter;
+  /** The per-step timer of benchmark builds; undefined elsewhere. */
+  readonly stepTimer: StepTimer | undefined;
+  /** The model of a conversation (its pick in the sidebar, else the default profile's). */
+  getModelClient(conversationId?: string): Promise<ModelClient>;
+  getMaxSteps(): Promise<number>;
+  /**
+   * Answers a message from the extension's own pages (content scripts are refused), once start-up
+   * is done. Two handlers for one message throw. Returns the function that removes the handler.
+   */
+  handle<K extends keyof ProtocolMap>(type: K, handler: Handler<K>): () => void;
+  /** Work to do once at start-up, in the order given, after the plugin switches are read; handlers wait for it. */
+  onStartup(task: () => Promise<void> | void): void;
+  /** A conversation is going away (its run has stopped): drop what is kept for it. */
+  readonly conversationDeleted: Moment<[conversationId: string]>;
+  /** Delete all data: drop what is kept outside the core's database (before it is emptied). */
+  readonly allDataDeleted: Moment<[]>;
+  /** A settings file was imported: re-read what is kept in memory. */
+  readonly settingsImported: Moment<[]>;
+  /** Stops the conversation's run and tells the gate and every listener it is going away. */
+  forgetConversation(conversationId: string): Promise<void>;
+  /** Resolves once start-up is done (rejects if a core start-up task failed). */
+  readonly ready: Promise<void>;
+  /** Runs start-up: call once, after every registrar has registered. */
+  start(): Promise<void>;
+}
+
+/**
+ * Builds the background's core services (storage, the registry, the approval gate, the agent
+ * runner, the event hub) and the context the registrars share. Registers nothing but the events
+ * port; everything synchronous, before anything is awaited.
+ */
+export function createBackgroundContext({ plugins, bench = false }: BackgroundOptions): BackgroundContext {
+  const db = openDb();
+  const store = new ConversationStore(db);
+  const providers = new ProviderService(new ProviderSecrets(db));
+  const configuredOrigins = new ConfiguredOrigins();
+  configuredOrigins.add(() => providers.origins());
+  const hub = new EventHub();
+  // Plugin on/off switches: in IndexedDB, out of reach of content scripts (version 1 kept them in
+  // storage.local under `plugins`; they move on first read).
+  const pluginSwitches = pluginStorage(db, 'core').item<Record<string, boolean>>('pluginSwitches', {
+    fallback: {},
+    schema: z.record(z.string(), z.boolean()),
+    legacyKey: 'local:plugins',
+  });
+  // Every tool's input is checked by one interpreting validator (no eval under the extension CSP).
+  const registry = new ToolRegistry(interpretedValidators, {
+    load: () => pluginSwitches.getValue(),
+    save: (state) => pluginSwitches.setValue(state),
+  });
+  registry.userTab = async () => (await userTab())?.id;
+  // Notices (prompted tool calls, shortened context) are written into the conversation.
+  const getModelClient = (conversationId?: string) =>
+    providers.client(conversationId, conversationId ? (kind, words, once) => void addNotice(store, hub, conversationId, kind, words, once) : undefined);
+  const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
+  const stepTimer = bench ? new StepTimer() : undefined;
+  // The approval gate: every agent loop (main agent, sub-agents) is handed it.
+  const gate = new ApprovalGate({
+    permissions: permissionStore(db),
+    activeTab: userTabView,
+    tab: tabView,
+    configured: (url) => configuredOrigins.has(url),
+    pluginName: (id) => registry.getPlugin(id)?.name,
+  });
+  const runner = new AgentRunner({
+    store,
+    registry,
+    gate,
+    getClient: getModelClient,
+    getMaxSteps,
+    getRunBudget: async () => (await agentSettings.getValue()).runTokenBudget,
+    saveTrace: async (trace) => {
+      await db.traces.put(trace);
+    },
+    getLanguage: async () => localeOf(await uiLanguage.getValue(), browser.i18n.getUILanguage()),
+    keepAlive: startKeepAlive,
+    events: {
+      conversation: (conversation) => hub.broadcast({ type: 'conversation', conversation }),
+      message: (message) => hub.broadcast({ type: 'message', message }),
+      delta: (conversationId, messageId, text, offset) => hub.broadcast({ type: 'delta', conversationId, messageId, text, offset }),
+      toolActivity: (conversationId, toolCallId, toolName, event) =>
+        hub.broadcast({ type: 'tool-activity', conversationId, toolCallId, toolName, event }),
+    },
+    observe: stepTimer && (() => stepTimer.observe()),
+    beforeRun: (conversation, history) =>
+      gate.beginRun(conversation.id, {
+        trusted: Boolean(conversation.actWithoutAsking),
+        // Every call that ran, failed ones too (an error can carry what was read); a declined one never ran.
+        calls: history.flatMap((m) =>
+          m.role === 'tool' && m.result && (m.result.ok || m.result.code !== 'denied')
+            ? [{ spec: registry.describe(m.toolName), input: m.input, fromPage: Boolean(m.origin), origin: m.origin, output: m.result.ok ? m.result.output : undefined }]
+            : [],
+        ),
+      }),
+  });
+
+  const handled = new Set<string>();
+  const startupTasks: Array<() => Promise<void> | void> = [];
+  let ready: Promise<void> | undefined;
+  const conversationDeleted = new Moment<[string]>('a plugin failed to forget a deleted conversation');
+
+  function handle<K extends keyof ProtocolMap>(type: K, handler: Handler<K>): () => void {
+    if (handled.has(type)) throw new Error(`Two handlers for the message "${type}".`);
+    handled.add(type);
+    const remove = onMessage(type, async (message) => {
+      // Only the extension's own pages; content scripts never reach these handlers.
+      if (!isExtensionPage(message.sender)) throw new Error('Not allowed from this context.');
+      await ready;
+      return handler(message.data as Parameters<ProtocolMap[K]>[0]);
+    });
+    return () => {
+      remove();
+      handled.delete(type);
+    };
+  }
+
+  hub.listen();
+  return {
+    plugins,
+    db,
+    store,
+    providers,
+    configuredOrigins,
+    hub,
+    registry,
+    gate,
+    runner,
+    badge: new BadgeCounter(),
+    stepTimer,
+    getModelClient,
+    getMaxSteps,
+    handle,
+    onStartup: (task) => void startupTasks.push(task),
+    conversationDeleted,
+    allDataDeleted: new Moment('a plugin failed to delete its data'),
+    settingsImported: new Moment('a plugin failed to read the imported settings'),
+    async forgetConversation(id) {
+      runner.stop(id);
+      await runner.settled(id);
+      gate.forget(id);
+      await conversationDeleted.run(id);
+    },
+    get ready() {
+      return ready ?? Promise.resolve();
+    },
+    start() {
+      // Everything that reads settings or storage waits for start-up to finish.
+      ready ??= (async () => {
+        await registry.loadState();
+        for (const task of startupTasks) await task();
+      })();
+      ready.catch((error) => console.error('[sidequest] background start-up failed', error));
+      return ready;
+    },
+  };
+}
+
+/** The tab the user is looking at (`core/agent/user-tab.ts`), as the gate shows it. */
+async function userTabView(): Promise<TabView | undefined> {
+  const pick = await userTab();
+  return pick ? { id: pick.id!, url: pick.url ?? '', title: pick.title ?? '' } : undefined;
+}
+
+async function tabView(tabId: number): Promise<TabView | undefined> {
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  return tab && { id: tabId, url: tab.url || tab.pendingUrl || '', title: tab.title ?? '' };
+}

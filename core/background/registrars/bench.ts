@@ -1,0 +1,44 @@
+import type { BackgroundContext } from '../context';
+import { disposeAll } from './registrar';
+
+/**
+ * Benchmark-only messages (`bench/`): per-step timings, tool calls and the gate's decision timed.
+ * Registered only in bench builds (`startBackground({ bench })`, from `import.meta.env.MODE`).
+ */
+export function registerBench(ctx: BackgroundContext): () => void {
+  const { registry, gate, stepTimer, handle } = ctx;
+  if (!stepTimer) throw new Error('The benchmark messages need the step timer of a bench build.');
+  return disposeAll(
+    handle('getStepTimings', () => stepTimer.recent()),
+    handle('measureToolCalls', async ({ name, input, iterations }) => {
+      const durations: number[] = [];
+      let ok = 0;
+      let lastError: string | undefined;
+      for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
+        const started = performance.now();
+        // The registry alone, no gate: the benchmark times the tool calls themselves.
+        const result = await registry.invoke(name, input);
+        durations.push(performance.now() - started);
+        if (result.ok) ok++;
+        else lastError = result.error;
+      }
+      return { durations, ok, lastError };
+    }),
+    handle('measureGate', async ({ name, input, iterations }) => {
+      const spec = registry.describe(name);
+      if (!spec) throw new Error(`There is no tool ${name}.`);
+      const call = { name, input, spec, conversationId: 'bench:gate' };
+      const n = Math.min(Math.max(iterations, 1), 100_000);
+      const durations: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const verdict = await gate.check(call);
+        durations.push(performance.now() - t0);
+        if (!verdict.ok) throw new Error(`The gate refused ${name}: ${verdict.result.ok ? '' : verdict.result.error}`);
+        gate.record(call, verdict.note, { ok: true, output: null });
+      }
+      return { durations, mean: (performance.now() - started) / n };
+    }),
+  );
+}

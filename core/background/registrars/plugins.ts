@@ -1,0 +1,91 @@
+import { tabsInPlay } from '@/core/agent/offered-tabs';
+import type { PluginInfo } from '@/core/messaging/protocol';
+import { runOffscreenJob } from '@/core/offscreen/host';
+import type { PluginContext } from '@/core/plugin';
+import { pluginStorage } from '@/core/storage/plugin-data';
+import type { BackgroundContext } from '../context';
+import { disposeAll } from './registrar';
+
+/**
+ * The built-in plugins (`plugins/index.ts`): each one's `setup` with its `PluginContext`, its
+ * tools in the registry; the plugin list and switches for the pages.
+ */
+export function registerPlugins(ctx: BackgroundContext): () => void {
+  const { registry, runner, hub, handle } = ctx;
+  const startupTasks: Array<() => Promise<void> | void> = [];
+  const disposers: Array<() => void> = [];
+  for (const plugin of ctx.plugins) {
+    const pluginCtx: PluginContext = {
+      pluginId: plugin.id,
+      handle: (type, handler) => void disposers.push(handle(type, handler)),
+      setBadgeCount: (count) => ctx.badge.set(`plugin:${plugin.id}`, count),
+      broadcast: (event) => hub.broadcast(event),
+      storage: pluginStorage(ctx.db, plugin.id),
+      // A tool's model requests (sub-agents, summaries) count against its run's token budget.
+      getModelClient: async (conversationId) => runner.metered(conversationId, await ctx.getModelClient(conversationId)),
+      getMaxSteps: ctx.getMaxSteps,
+      configuredOrigins: () => ctx.configuredOrigins.all(),
+      addConfiguredOrigins: (source) => ctx.configuredOrigins.add(source),
+      registry,
+      gate: ctx.gate,
+      offscreen: runOffscreenJob,
+      onStartup: (task) => void startupTasks.push(task),
+      conversations: {
+        onDeleted: (listener) => void disposers.push(ctx.conversationDeleted.add(listener)),
+        tabsInPlay: async (conversationId, boundTab) => tabsInPlay(registry, conversationId ? await ctx.store.messages(conversationId) : [], boundTab),
+      },
+      onDeleteAll: (listener) => void disposers.push(ctx.allDataDeleted.add(listener)),
+      onSettingsImported: (listener) => void disposers.push(ctx.settingsImported.add(listener)),
+    };
+    const setup = plugin.setup?.(pluginCtx) ?? undefined;
+    if (setup?.dispose) disposers.push(() => setup.dispose!());
+    disposers.push(
+      registry.register(
+        {
+          id: plugin.id,
+          source: 'builtin',
+          name: plugin.name,
+          description: plugin.description,
+          enabledByDefault: plugin.enabledByDefault,
+          tools: plugin.tools,
+        },
+        setup?.service,
+      ),
+    );
+  }
+  ctx.onStartup(async () => {
+    for (const task of startupTasks) {
+      try {
+        await task();
+      } catch (error) {
+        console.error('[sidequest] a plugin\'s start-up task failed', error);
+      }
+    }
+  });
+
+  function pluginInfos(): PluginInfo[] {
+    return registry.listPlugins().map(({ plugin, enabled }) => ({
+      id: plugin.id,
+      name: plugin.name,
+      description: plugin.description,
+      source: plugin.source,
+      enabled,
+      tools: plugin.tools.map((t) => {
+        // Functions stay here: messages carry data only.
+        const { target: _target, forCall: _forCall, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        return { name: t.name, description: t.description, annotations };
+      }),
+    }));
+  }
+
+  return disposeAll(
+    ...disposers,
+    registry.onChange(() => hub.broadcast({ type: 'plugins', plugins: pluginInfos() })),
+    handle('listPlugins', () => pluginInfos()),
+    handle('setPluginEnabled', async ({ id, enabled }) => {
+      if (!registry.getPlugin(id)) throw new Error(`There is no plugin "${id}".`);
+      await registry.setEnabled(id, enabled);
+      return pluginInfos();
+    }),
+  );
+}

@@ -1,0 +1,62 @@
+// The background starts from registrars (core/background/registrars/): every core message has one
+// handler, the benchmark's only in bench builds, the plugins get the same gate as the runner, and
+// dispose removes every handler. Message registration is recorded instead of reaching the browser.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeBrowser } from 'wxt/testing';
+import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
+
+const registered = vi.hoisted(() => new Map<string, number>());
+vi.mock('@/core/messaging/protocol', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@/core/messaging/protocol')>();
+  return {
+    ...actual,
+    onMessage: (type: string) => {
+      registered.set(type, (registered.get(type) ?? 0) + 1);
+      return () => registered.set(type, registered.get(type)! - 1);
+    },
+  };
+});
+
+const { startBackground } = await import('@/core/background/service');
+
+const BENCH = ['getStepTimings', 'measureToolCalls', 'measureGate'];
+const live = () => [...registered].filter(([, n]) => n > 0).map(([type]) => type).sort();
+
+beforeEach(() => {
+  registered.clear();
+  // fakeBrowser has no ports: the events hub listens for none here.
+  vi.spyOn(fakeBrowser.runtime.onConnect, 'addListener').mockImplementation(() => undefined);
+});
+
+describe('startBackground', () => {
+  it('registers each core message once, and no benchmark message outside bench builds', async () => {
+    const background = startBackground({ plugins: [] });
+    await background.ready;
+    expect([...registered.values()].every((n) => n === 1)).toBe(true);
+    expect(live()).toEqual(expect.arrayContaining(['listConversations', 'sendMessage', 'checkProvider', 'answerApproval', 'listPlugins', 'deleteAllData', 'getTrace']));
+    expect(live().filter((type) => BENCH.includes(type))).toEqual([]);
+    background.dispose();
+    expect(live()).toEqual([]);
+  });
+
+  it('adds the benchmark messages in bench builds', async () => {
+    const background = startBackground({ plugins: [], bench: true });
+    await background.ready;
+    expect(live()).toEqual(expect.arrayContaining(BENCH));
+    background.dispose();
+  });
+
+  it('hands every plugin the gate the runner uses, and refuses a plugin that answers a core message', async () => {
+    let seen: PluginContext | undefined;
+    const plugin: BuiltinPlugin = { id: 'probe', name: 'Probe', description: '', tools: [], setup: (ctx) => void (seen = ctx) };
+    const background = startBackground({ plugins: [plugin] });
+    await background.ready;
+    expect(seen?.gate).toBe(background.gate);
+    expect(background.registry.getPlugin('probe')).toBeDefined();
+    background.dispose();
+    expect(background.registry.getPlugin('probe')).toBeUndefined();
+
+    const greedy: BuiltinPlugin = { id: 'greedy', name: 'Greedy', description: '', tools: [], setup: (ctx) => ctx.handle('listConversations', () => []) };
+    expect(() => startBackground({ plugins: [greedy] })).toThrow('Two handlers for the message "listConversations".');
+  });
+});
