@@ -4,7 +4,7 @@ import type { WireGroup, WireTool, WireToolList } from './wire';
 
 /**
  * The page-tool limits, enforced in the background on whatever arrives over the port. The MAIN
- * world applies the same limits (main-world.ts `LIMITS`) but runs inside the page, which can skip
+ * world applies the same limits (`main-world/shared.ts` `LIMITS`) but runs inside the page, which can skip
  * it and forge the relay's events, so these are the ones that count.
  */
 export const BACKGROUND_LIMITS = {
