@@ -178,6 +178,38 @@ describe('page tools in the MAIN world', () => {
     expect(posted.at(-1)).toMatchObject({ type: 'tools' });
   });
 
+  it('keeps working when the page patches built-in prototypes after start (Map, Array, String, RegExp)', async () => {
+    listen((e) => e.respondWith({ name: 'G', tools: [addTool] }));
+    const saved = { get: Map.prototype.get, push: Array.prototype.push, trim: String.prototype.trim, exec: RegExp.prototype.exec };
+    const webmcpName = /^[A-Za-z0-9_.-]{1,128}$/.source;
+    try {
+      // Each patch breaks exactly what the bridge would do with it, and nothing else in the test run.
+      Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+        return typeof key === 'string' && (key.startsWith('dt:') || key === 'echo') ? undefined : saved.get.call(this, key);
+      };
+      Array.prototype.push = function (this: unknown[], ...items: unknown[]) {
+        return saved.push.apply(this, items.filter((item) => (item as { name?: unknown } | null)?.name !== 'G'));
+      };
+      String.prototype.trim = function (this: string) {
+        return this === 'add' ? '' : saved.trim.call(this);
+      };
+      RegExp.prototype.exec = function (this: RegExp, text: string) {
+        return this.source === webmcpName ? null : saved.exec.call(this, text);
+      };
+      (navigator as any).modelContext.registerTool({ name: 'echo', description: 'Echoes.', execute: () => 'echoed' });
+      const list = await bridge.discover('test');
+      expect(list.groups.map((g) => g.name)).toEqual(['G', 'WebMCP']);
+      expect(list.groups[0]!.tools[0]!.name).toBe('add');
+      expect(await bridge.call(list.groups[0]!.tools[0]!.key, { a: 1, b: 2 })).toEqual({ ok: true, json: '3' });
+      expect(await bridge.call('wm:echo', {})).toEqual({ ok: true, json: '"echoed"' });
+    } finally {
+      Map.prototype.get = saved.get;
+      Array.prototype.push = saved.push;
+      String.prototype.trim = saved.trim;
+      RegExp.prototype.exec = saved.exec;
+    }
+  });
+
   describe('WebMCP', () => {
     const tool = (name: string, extra: object = {}) => ({
       name,
