@@ -33,7 +33,7 @@ export function createForms(ctx: BridgeContext): FormsSection {
     const forms = win.document.querySelectorAll('form[toolname]');
     for (let i = 0; i < forms.length; i++) {
       const form = forms[i] as HTMLFormElement;
-      const info = formToolInfo(form, WEBMCP_NAME);
+      const info = formToolInfo(form, WEBMCP_NAME, I);
       if (typeof info === 'string') {
         I.push(problems, info);
         continue;
@@ -109,7 +109,7 @@ export function createForms(ctx: BridgeContext): FormsSection {
     const autosubmit = Boolean(entry.wire.form?.autosubmit);
     if (!form.isConnected) return I.resolve({ ok: false, error: 'The form is no longer in the page.' });
     try {
-      fillForm(win, form, input);
+      fillForm(win, form, input, I);
     } catch (error) {
       return I.resolve({ ok: false, error: errorText(I, error) });
     }

@@ -38,6 +38,7 @@ export interface Intrinsics {
   readonly Error: ErrorConstructor;
   readonly AbortController: typeof AbortController;
   readonly AbortSignal: typeof AbortSignal;
+  readonly InputEvent: typeof InputEvent | undefined;
   readonly MutationObserver: typeof MutationObserver | undefined;
   readonly ObjectPrototype: object;
   readonly iterator: typeof Symbol.iterator;
@@ -53,6 +54,10 @@ export interface Intrinsics {
   isArray(value: unknown): value is unknown[];
   arrayFrom<T>(items: Iterable<T> | ArrayLike<T>): T[];
   String(value: unknown): string;
+  Number(value: unknown): number;
+  isFinite(value: unknown): boolean;
+  isInteger(value: unknown): boolean;
+  assign<T extends object>(target: T, ...sources: object[]): T;
   /** `Reflect.apply`: calls `fn` with `self` and `args` (no lookup of `call`/`apply`). */
   apply(fn: Fn, self: unknown, args: ArrayLike<unknown>): any;
   /** `Promise.resolve`, the original. */
@@ -66,6 +71,7 @@ export interface Intrinsics {
   some<T>(list: readonly T[], fn: (item: T, index: number) => unknown): boolean;
   every<T>(list: readonly T[], fn: (item: T, index: number) => unknown): boolean;
   includes<T>(list: readonly T[], item: T): boolean;
+  indexOf<T>(list: readonly T[], item: T): number;
   slice<T>(list: readonly T[], start?: number, end?: number): T[];
   concat<T>(list: readonly T[], ...more: Array<readonly T[]>): T[];
   join(list: readonly unknown[], separator: string): string;
@@ -128,16 +134,27 @@ export function captureIntrinsics(win: PageWindow): Intrinsics {
   };
 
   const ET = win.EventTarget.prototype;
+  // The DOM's EventTarget.prototype, found from the document: the same object in a browser; in
+  // happy-dom's test window the nodes have their own while `EventTarget` is Node's.
+  let domET: EventTarget = ET;
+  for (let p = O.getPrototypeOf(win.document); p; p = O.getPrototypeOf(p)) {
+    if (O.getOwnPropertyDescriptor(p, 'addEventListener')) {
+      domET = p;
+      break;
+    }
+  }
+  const family = (proto: EventTarget) => ({ add: uncurry(proto.addEventListener), remove: uncurry(proto.removeEventListener), dispatch: uncurry(proto.dispatchEvent) });
+  const shared = family(ET);
+  const dom = domET === ET ? shared : family(domET);
+  const EventTargetCtor = win.EventTarget;
+  const familyOf = (target: unknown) => (dom === shared || target instanceof EventTargetCtor ? shared : dom);
   // The window's own, bound to it (the same functions in a browser; happy-dom's global differs).
-  const addAny = uncurry(ET.addEventListener);
-  const removeAny = uncurry(ET.removeEventListener);
-  const dispatchAny = uncurry(ET.dispatchEvent);
   const addWin = bound(win.addEventListener, win);
   const removeWin = bound(win.removeEventListener, win);
   const dispatchWin = bound(win.dispatchEvent, win);
-  const listen: Intrinsics['listen'] = (target, type, fn, options) => (target === win ? addWin(type, fn, options) : addAny(target, type, fn, options));
-  const unlisten: Intrinsics['unlisten'] = (target, type, fn, options) => (target === win ? removeWin(type, fn, options) : removeAny(target, type, fn, options));
-  const dispatch: Intrinsics['dispatch'] = (target, event) => (target === win ? dispatchWin(event) : dispatchAny(target, event));
+  const listen: Intrinsics['listen'] = (target, type, fn, options) => (target === win ? addWin(type, fn, options) : familyOf(target).add(target, type, fn, options));
+  const unlisten: Intrinsics['unlisten'] = (target, type, fn, options) => (target === win ? removeWin(type, fn, options) : familyOf(target).remove(target, type, fn, options));
+  const dispatch: Intrinsics['dispatch'] = (target, event) => (target === win ? dispatchWin(event) : familyOf(target).dispatch(target, event));
   const exec = uncurry(RE.prototype.exec);
   const then = uncurry(P.prototype.then);
   const setTimer = bound(win.setTimeout, win);
@@ -187,6 +204,7 @@ export function captureIntrinsics(win: PageWindow): Intrinsics {
     Error: win.Error,
     AbortController: win.AbortController,
     AbortSignal: win.AbortSignal,
+    InputEvent: typeof win.InputEvent === 'function' ? win.InputEvent : undefined,
     MutationObserver: typeof win.MutationObserver === 'function' ? win.MutationObserver : undefined,
     ObjectPrototype: O.prototype,
     iterator: Sym.iterator,
@@ -202,6 +220,10 @@ export function captureIntrinsics(win: PageWindow): Intrinsics {
     isArray: A.isArray,
     arrayFrom: A.from.bind(A) as Intrinsics['arrayFrom'],
     String: S,
+    Number: win.Number,
+    isFinite: win.Number.isFinite,
+    isInteger: win.Number.isInteger,
+    assign: O.assign,
     apply: R.apply,
     resolve: bound(P.resolve, P) as Intrinsics['resolve'],
     then: then as Intrinsics['then'],
@@ -213,6 +235,7 @@ export function captureIntrinsics(win: PageWindow): Intrinsics {
     some: uncurry(A.prototype.some),
     every: uncurry(A.prototype.every),
     includes: uncurry(A.prototype.includes),
+    indexOf: uncurry(A.prototype.indexOf),
     slice: uncurry(A.prototype.slice),
     concat: uncurry(A.prototype.concat),
     join: uncurry(A.prototype.join),
