@@ -35,13 +35,13 @@ function isSpace(code: number): boolean {
 }
 
 /** Runs of white space become one space; the ends are trimmed. */
-function squash(text: string | null | undefined): string {
+function squash(I: Intrinsics, text: string | null | undefined): string {
   const source = text ?? '';
   let out = '';
   let space = false;
   for (let i = 0; i < source.length; i++) {
     const char = source[i]!;
-    if (isSpace(char.charCodeAt(0))) {
+    if (isSpace(I.charCodeAt(source, i))) {
       space = true;
       continue;
     }
@@ -82,19 +82,19 @@ export function formControls(form: HTMLFormElement, I: Intrinsics = here()): Map
 function describeControl(I: Intrinsics, control: Control, group: Control[]): string {
   for (let i = 0; i < group.length; i++) {
     const own = group[i]!.getAttribute('toolparamdescription');
-    if (own && I.trim(own)) return I.strSlice(squash(own), 0, 1000);
+    if (own && I.trim(own)) return I.strSlice(squash(I, own), 0, 1000);
   }
   if (group.length > 1 || (control as HTMLInputElement).type === 'radio') {
     const legend = control.closest('fieldset')?.querySelector('legend');
-    if (legend) return I.strSlice(squash(legend.textContent), 0, 300);
+    if (legend) return I.strSlice(squash(I, legend.textContent), 0, 300);
   }
   const labels = labelsText(I, control.labels);
-  const text = squash(labels) || squash(control.getAttribute('aria-label')) || squash(control.getAttribute('placeholder')) || squash(control.getAttribute('title'));
+  const text = squash(I, labels) || squash(I, control.getAttribute('aria-label')) || squash(I, control.getAttribute('placeholder')) || squash(I, control.getAttribute('title'));
   return I.strSlice(text, 0, 300);
 }
 
 function optionLabel(I: Intrinsics, control: HTMLInputElement): string {
-  return squash(labelsText(I, control.labels));
+  return squash(I, labelsText(I, control.labels));
 }
 
 function num(I: Intrinsics, text: string | null): number | undefined {
@@ -128,8 +128,8 @@ function controlSchema(I: Intrinsics, group: Control[]): { schema: Schema; requi
     // A placeholder option ("Choose…", value "") is no answer for a required select.
     const all = I.map(options, (o) => o.value);
     const values = I.filter(all, (v, i) => I.indexOf(all, v) === i && !(select.required && v === ''));
-    const labelled = I.filter(options, (o) => !!squash(o.text) && squash(o.text) !== o.value);
-    const labels = I.map(labelled, (o) => `${I.stringify(o.value)}: ${squash(o.text)}`);
+    const labelled = I.filter(options, (o) => !!squash(I, o.text) && squash(I, o.text) !== o.value);
+    const labels = I.map(labelled, (o) => `${I.stringify(o.value)}: ${squash(I, o.text)}`);
     const note = labels.length ? `${description ? `${description} ` : ''}(${I.join(I.slice(labels, 0, 40), '; ')})` : description;
     const item: Schema = { type: 'string', enum: values };
     if (select.multiple) return { schema: { type: 'array', items: item, uniqueItems: true, ...(note ? { description: note } : {}) }, required };
@@ -210,7 +210,7 @@ export function synthesizeFormSchema(form: HTMLFormElement, I: Intrinsics = here
 /** The tool a form declares, or a sentence saying why it is not one. */
 export function formToolInfo(form: HTMLFormElement, validName: RegExp, I: Intrinsics = here()): FormToolInfo | string {
   const name = I.trim(form.getAttribute('toolname') ?? '');
-  const description = squash(form.getAttribute('tooldescription'));
+  const description = squash(I, form.getAttribute('tooldescription'));
   if (!I.test(validName, name)) return `Invalid form tool "${I.strSlice(name, 0, 60)}": "toolname" must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and ".".`;
   if (!description) return `Invalid form tool "${name}": it needs a non-empty "tooldescription".`;
   return { name, description, autosubmit: form.hasAttribute('toolautosubmit'), schema: synthesizeFormSchema(form, I) };

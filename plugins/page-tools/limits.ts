@@ -4,8 +4,8 @@ import type { WireCallResult, WireGroup, WireTool, WireToolList } from './wire';
 
 /**
  * The page-tool limits, enforced in the background on whatever arrives over the port. The MAIN
- * world applies the same limits (`main-world/shared.ts` `LIMITS`) but runs inside the page, which can skip
- * it and forge the relay's events, so these are the ones that count.
+ * world applies the same limits (`main-world/shared.ts` `LIMITS`) but runs inside the page, which
+ * can skip it and forge the relay's events, so these are the ones that count.
  */
 export const BACKGROUND_LIMITS = {
   toolsPerPage: 256,

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installMainWorldBridge, LIMITS, serializeResult, type MainWorldBridge } from '@/plugins/page-tools/main-world';
+import { captureIntrinsics, installMainWorldBridge, LIMITS, serializeResult, type MainWorldBridge } from '@/plugins/page-tools/main-world';
 import { TO_ISOLATED_EVENT, TO_MAIN_EVENT, type MainToIsolated } from '@/plugins/page-tools/wire';
 
 type Win = Window & typeof globalThis;
@@ -208,6 +208,24 @@ describe('page tools in the MAIN world', () => {
       String.prototype.trim = saved.trim;
       RegExp.prototype.exec = saved.exec;
     }
+  });
+
+  it('takes the page\'s built-ins into one frozen object without a prototype, with maps a patched Map.prototype does not reach', () => {
+    const I = captureIntrinsics(win);
+    expect(Object.isFrozen(I)).toBe(true);
+    expect(Object.getPrototypeOf(I)).toBeNull();
+    const map = new I.Map<string, number>();
+    const saved = Map.prototype.set;
+    try {
+      Map.prototype.set = function () {
+        throw new Error('patched');
+      };
+      map.set('a', 1);
+    } finally {
+      Map.prototype.set = saved;
+    }
+    expect(map.get('a')).toBe(1);
+    expect(map.size).toBe(1);
   });
 
   describe('WebMCP', () => {

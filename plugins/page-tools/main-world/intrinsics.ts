@@ -81,6 +81,7 @@ export interface Intrinsics {
   startsWith(text: string, prefix: string): boolean;
   endsWith(text: string, suffix: string): boolean;
   toLowerCase(text: string): string;
+  charCodeAt(text: string, index: number): number;
   /** `RegExp.prototype.exec`, the original (what `test` and `match` look up). */
   exec(re: RegExp, text: string): RegExpExecArray | null;
   test(re: RegExp, text: string): boolean;
@@ -245,6 +246,7 @@ export function captureIntrinsics(win: PageWindow): Intrinsics {
     startsWith: uncurry(S.prototype.startsWith),
     endsWith: uncurry(S.prototype.endsWith),
     toLowerCase: uncurry(S.prototype.toLowerCase),
+    charCodeAt: uncurry(S.prototype.charCodeAt),
     exec,
     test: (re, text) => exec(re, text) !== null,
 
