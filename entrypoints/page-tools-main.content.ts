@@ -1,4 +1,4 @@
-import { installMainWorldBridge } from '@/plugins/page-tools/main-world';
+import { captureIntrinsics, installMainWorldBridge } from '@/plugins/page-tools/main-world';
 
 /**
  * The page's MAIN world, before its own scripts: discovers `devtoolstooldiscovery` tools and
@@ -13,10 +13,12 @@ export default defineContentScript({
   allFrames: true,
   runAt: 'document_start',
   main() {
+    // First of all, the page's built-ins as they are now: the bridge calls no others.
+    const intrinsics = captureIntrinsics(window);
     const mark = Symbol.for('sidequest.page-tools');
     const win = window as unknown as Record<symbol, boolean>;
     if (win[mark]) return;
-    Object.defineProperty(window, mark, { value: true });
-    installMainWorldBridge(window);
+    intrinsics.defineProperty(window, mark, { __proto__: null, value: true } as PropertyDescriptor);
+    installMainWorldBridge(window, {}, intrinsics);
   },
 });

@@ -1,11 +1,11 @@
 import { schemaPatternProblem } from '@/core/registry/safe-regex';
 import { oneLine } from '@/core/registry/untrusted';
-import type { WireGroup, WireTool, WireToolList } from './wire';
+import type { WireCallResult, WireGroup, WireTool, WireToolList } from './wire';
 
 /**
  * The page-tool limits, enforced in the background on whatever arrives over the port. The MAIN
- * world applies the same limits (main-world.ts `LIMITS`) but runs inside the page, which can skip
- * it and forge the relay's events, so these are the ones that count.
+ * world applies the same limits (`main-world/shared.ts` `LIMITS`) but runs inside the page, which
+ * can skip it and forge the relay's events, so these are the ones that count.
  */
 export const BACKGROUND_LIMITS = {
   toolsPerPage: 256,
@@ -164,4 +164,21 @@ export function sanitizeList(raw: unknown): WireToolList | null {
     reason: oneLine(str(list.reason), 100),
     discoveryMs: typeof list.discoveryMs === 'number' && Number.isFinite(list.discoveryMs) ? list.discoveryMs : 0,
   };
+}
+
+/** A page's call result, checked and capped (its JSON at `resultChars`, its error at `errorChars`). */
+export function capResult(value: unknown): WireCallResult {
+  const r = value as WireCallResult | null;
+  if (r && r.ok === true && typeof r.json === 'string') {
+    const total = typeof r.cut?.totalChars === 'number' && Number.isFinite(r.cut.totalChars) ? r.cut.totalChars : r.json.length;
+    if (r.json.length > BACKGROUND_LIMITS.resultChars || r.cut) {
+      return { ok: true, json: r.json.slice(0, BACKGROUND_LIMITS.resultChars), cut: { totalChars: Math.max(total, r.json.length) } };
+    }
+    return { ok: true, json: r.json };
+  }
+  if (r && r.ok === false && typeof (r as { error?: unknown }).error === 'string') {
+    const error = (r as { error: string }).error;
+    return { ok: false, error: error.length > BACKGROUND_LIMITS.errorChars ? `${error.slice(0, BACKGROUND_LIMITS.errorChars)}…` : error };
+  }
+  return { ok: false, error: 'The page sent a malformed result.' };
 }

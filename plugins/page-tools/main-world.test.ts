@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { installMainWorldBridge, LIMITS, serializeResult, type MainWorldBridge } from '@/plugins/page-tools/main-world';
+import { captureIntrinsics, installMainWorldBridge, LIMITS, serializeResult, type MainWorldBridge } from '@/plugins/page-tools/main-world';
 import { TO_ISOLATED_EVENT, TO_MAIN_EVENT, type MainToIsolated } from '@/plugins/page-tools/wire';
 
 type Win = Window & typeof globalThis;
@@ -176,6 +176,56 @@ describe('page tools in the MAIN world', () => {
       EventTarget.prototype.dispatchEvent = dispatch;
     }
     expect(posted.at(-1)).toMatchObject({ type: 'tools' });
+  });
+
+  it('keeps working when the page patches built-in prototypes after start (Map, Array, String, RegExp)', async () => {
+    listen((e) => e.respondWith({ name: 'G', tools: [addTool] }));
+    const saved = { get: Map.prototype.get, push: Array.prototype.push, trim: String.prototype.trim, exec: RegExp.prototype.exec };
+    const webmcpName = /^[A-Za-z0-9_.-]{1,128}$/.source;
+    try {
+      // Each patch breaks exactly what the bridge would do with it, and nothing else in the test run.
+      Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+        return typeof key === 'string' && (key.startsWith('dt:') || key === 'echo') ? undefined : saved.get.call(this, key);
+      };
+      Array.prototype.push = function (this: unknown[], ...items: unknown[]) {
+        return saved.push.apply(this, items.filter((item) => (item as { name?: unknown } | null)?.name !== 'G'));
+      };
+      String.prototype.trim = function (this: string) {
+        return this === 'add' ? '' : saved.trim.call(this);
+      };
+      RegExp.prototype.exec = function (this: RegExp, text: string) {
+        return this.source === webmcpName ? null : saved.exec.call(this, text);
+      };
+      (navigator as any).modelContext.registerTool({ name: 'echo', description: 'Echoes.', execute: () => 'echoed' });
+      const list = await bridge.discover('test');
+      expect(list.groups.map((g) => g.name)).toEqual(['G', 'WebMCP']);
+      expect(list.groups[0]!.tools[0]!.name).toBe('add');
+      expect(await bridge.call(list.groups[0]!.tools[0]!.key, { a: 1, b: 2 })).toEqual({ ok: true, json: '3' });
+      expect(await bridge.call('wm:echo', {})).toEqual({ ok: true, json: '"echoed"' });
+    } finally {
+      Map.prototype.get = saved.get;
+      Array.prototype.push = saved.push;
+      String.prototype.trim = saved.trim;
+      RegExp.prototype.exec = saved.exec;
+    }
+  });
+
+  it('takes the page\'s built-ins into one frozen object without a prototype, with maps a patched Map.prototype does not reach', () => {
+    const I = captureIntrinsics(win);
+    expect(Object.isFrozen(I)).toBe(true);
+    expect(Object.getPrototypeOf(I)).toBeNull();
+    const map = new I.Map<string, number>();
+    const saved = Map.prototype.set;
+    try {
+      Map.prototype.set = function () {
+        throw new Error('patched');
+      };
+      map.set('a', 1);
+    } finally {
+      Map.prototype.set = saved;
+    }
+    expect(map.get('a')).toBe(1);
+    expect(map.size).toBe(1);
   });
 
   describe('WebMCP', () => {

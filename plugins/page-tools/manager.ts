@@ -1,23 +1,15 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { ToolRegistry } from '@/core/registry/registry';
-import type { Plugin, ToolAnnotations, ToolDefinition } from '@/core/registry/types';
-import { oneLine, untrusted } from '@/core/registry/untrusted';
-import { toModelSchema } from '@/core/page/element-schema';
-import { BACKGROUND_LIMITS, sanitizeList } from './limits';
-import { namespacedName, pageToolDescription, siteOf, wrapPageResult } from './naming';
-import type { ConsentDecision, PageTabView, SiteConsent, SitePermission } from './types';
+import { oneLine } from '@/core/registry/untrusted';
 import { originOf } from '@/core/net/origin';
-import {
-  PAGE_TOOLS_PORT,
-  REFRESH_MESSAGE,
-  type BackgroundToRelay,
-  type RefreshRequest,
-  type RelayToBackground,
-  type WireCallResult,
-  type WireCallStatus,
-  type WireTool,
-  type WireToolList,
-} from './wire';
+import { BACKGROUND_LIMITS, capResult, sanitizeList } from './limits';
+import { pagePlugin } from './page-plugin';
+import { Session, sessionView } from './session';
+import type { ConsentDecision, PageTabView, SiteConsent, SitePermission } from './types';
+import { PAGE_TOOLS_PORT, REFRESH_MESSAGE, type RefreshRequest, type RelayToBackground, type WireCallResult, type WireToolList } from './wire';
+
+export { capResult } from './limits';
+export { FORM_WAIT_MS, modelSchema, withDefaults } from './page-plugin';
 
 type Port = Browser.runtime.Port;
 
@@ -39,109 +31,8 @@ export interface PageToolsOptions {
   tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<ReadonlySet<number>>;
 }
 
-interface Mapped {
-  key: string;
-  pageName: string;
-  group: string;
-  schema: Record<string, unknown>;
-  frame?: string;
-}
-
-/** How long a form tool without `toolautosubmit` waits for the user's own submit. */
-export const FORM_WAIT_MS = 5 * 60_000;
 /** How long a form that navigated may take to load the page it leads to. */
 const NAVIGATION_WAIT_MS = 15_000;
-
-/** One document of one tab that offers tools: lives as long as its relay's port. */
-class Session {
-  list: WireToolList | undefined;
-  title = '';
-  url: string;
-  once = false;
-  updatedAt = Date.now();
-  /** When the last list was applied, and the newest one waiting for the rate limit. */
-  lastApplied = -Infinity;
-  queued: Extract<RelayToBackground, { type: 'tools' }> | undefined;
-  queueTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Namespaced model name → the page's tool. */
-  mapped = new Map<string, Mapped>();
-  disposePlugin: (() => void) | undefined;
-  readonly pending = new Map<string, (result: WireCallResult) => void>();
-  /** Calls whose form is waiting for the user's submit (the tool's page name), or navigating. */
-  readonly status = new Map<string, { status: WireCallStatus; tool: string }>();
-  readonly callTools = new Map<string, string>();
-  private counter = 0;
-
-  constructor(
-    readonly tabId: number,
-    readonly origin: string,
-    readonly port: Port,
-    url: string,
-  ) {
-    this.url = url;
-  }
-
-  /** Sends a call to the page and resolves with its result; rejects when `signal` aborts. */
-  call(key: string, input: Record<string, unknown>, signal: AbortSignal, tool = ''): Promise<WireCallResult> {
-    const callId = String(++this.counter);
-    this.callTools.set(callId, tool);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.pending.delete(callId);
-        this.forget(callId);
-        this.post({ type: 'cancel', callId, reason: 'The agent stopped waiting for this call.' });
-        reject(signal.reason ?? new Error('aborted'));
-      };
-      this.pending.set(callId, (result) => {
-        signal.removeEventListener('abort', onAbort);
-        this.forget(callId);
-        resolve(result);
-      });
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (!this.post({ type: 'call', callId, key, input })) {
-        this.pending.delete(callId);
-        signal.removeEventListener('abort', onAbort);
-        resolve({ ok: false, error: 'The page is no longer reachable (it was closed or navigated away).' });
-      }
-    });
-  }
-
-  post(message: BackgroundToRelay): boolean {
-    try {
-      this.port.postMessage(message);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Answers the calls whose form navigated: the tab has loaded the page it led to. */
-  resolveNavigating(result: WireCallResult): void {
-    for (const [callId, entry] of [...this.status]) {
-      if (entry.status !== 'navigating') continue;
-      const resolve = this.pending.get(callId);
-      this.pending.delete(callId);
-      resolve?.(result);
-    }
-  }
-
-  forget(callId: string): void {
-    this.status.delete(callId);
-    this.callTools.delete(callId);
-  }
-
-  /**
-   * Answers every call still waiting: the document is gone. A form that was submitting (the page
-   * said it navigates) gets the page it led to instead, from `afterNavigation`.
-   */
-  failPending(reason: string, afterNavigation?: () => Promise<WireCallResult>): void {
-    for (const [callId, resolve] of this.pending) {
-      if (this.status.get(callId)?.status === 'navigating' && afterNavigation) void afterNavigation().then(resolve);
-      else resolve({ ok: false, error: reason });
-    }
-    this.pending.clear();
-  }
-}
 
 /**
  * The background half of page tools. Each document whose page offers tools opens a port; the
@@ -209,38 +100,7 @@ export class PageToolsManager {
   }
 
   view(session: Session): PageTabView {
-    const consent = this.consentOf(session);
-    const byKey = new Map([...session.mapped.entries()].map(([modelName, m]) => [m.key, modelName]));
-    return {
-      tabId: session.tabId,
-      origin: session.origin,
-      site: siteOf(session.origin),
-      url: session.url,
-      title: session.title,
-      consent,
-      offered: Boolean(session.disposePlugin),
-      discoveryMs: session.list?.discoveryMs ?? 0,
-      updatedAt: session.updatedAt,
-      problems: session.list?.problems ?? [],
-      ...(session.status.size
-        ? { waiting: [...session.status.values()].filter((w) => w.status === 'waiting-user').map((w) => ({ tool: w.tool })) }
-        : {}),
-      groups: (session.list?.groups ?? []).map((g) => ({
-        name: g.name,
-        description: g.description,
-        source: g.source,
-        ...(g.frame ? { frame: g.frame } : {}),
-        tools: g.tools.map((t) => ({
-          name: t.name,
-          modelName: byKey.get(t.key) ?? '',
-          description: t.description,
-          ...(t.title ? { title: t.title } : {}),
-          ...(t.annotations?.readOnlyHint ? { readOnly: true } : {}),
-          ...(t.form ? { form: true } : {}),
-          ...(g.frame ? { frame: g.frame } : {}),
-        })),
-      })),
-    };
+    return sessionView(session, this.consentOf(session));
   }
 
   /** The tabs in play in a conversation (see `PageToolsOptions.tabsInPlay`). */
@@ -438,35 +298,9 @@ export class PageToolsManager {
     // The URL may change within the document (a route change), never the origin.
     if (typeof message.url === 'string' && originOf(message.url) === session.origin) session.url = message.url;
     session.updatedAt = Date.now();
-    if (!same || !session.disposePlugin) this.remap(session);
+    if (!same || !session.disposePlugin) session.remap();
     this.sync(session, !same);
     this.changed();
-  }
-
-  /** Gives every tool of the list its namespaced name, keeping earlier names where it can. */
-  private remap(session: Session): void {
-    const previous = new Map([...session.mapped.entries()].map(([modelName, m]) => [m.key, modelName]));
-    const mapped = new Map<string, Mapped>();
-    const taken = new Set<string>();
-    const tools: Array<{ tool: WireTool; group: string; frame?: string }> = [];
-    for (const group of session.list?.groups ?? []) for (const tool of group.tools) tools.push({ tool, group: group.name, frame: group.frame });
-    // Keep the names the model already knows, then name the new ones.
-    for (const { tool, group, frame } of tools) {
-      const kept = previous.get(tool.key);
-      if (kept && !taken.has(kept)) {
-        taken.add(kept);
-        mapped.set(kept, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema, frame });
-      }
-    }
-    const named = new Set([...mapped.values()].map((m) => m.key));
-    for (const { tool, group, frame } of tools) {
-      if (named.has(tool.key)) continue;
-      named.add(tool.key);
-      const name = namespacedName(session.tabId, tool.name, taken);
-      taken.add(name);
-      mapped.set(name, { key: tool.key, pageName: tool.name, group, schema: tool.inputSchema, frame });
-    }
-    session.mapped = mapped;
   }
 
   private consentOf(session: Session): SiteConsent {
@@ -490,87 +324,11 @@ export class PageToolsManager {
     }
     if (!allowed || session.disposePlugin) return;
     try {
-      session.disposePlugin = this.options.registry.register(this.plugin(session));
+      session.disposePlugin = this.options.registry.register(pagePlugin(session, { isCurrent: (s) => this.sessions.get(s.tabId) === s, changed: () => this.changed() }));
     } catch (error) {
       // A name taken by another plugin: never shadow it. Say so in the tab's problems.
       session.list?.problems.push(oneLine(`Not offered to the agent: ${(error as Error).message}`, BACKGROUND_LIMITS.problemChars));
     }
-  }
-
-  private plugin(session: Session): Plugin {
-    const toolByKey = new Map<string, WireTool>();
-    for (const group of session.list?.groups ?? []) for (const tool of group.tools) toolByKey.set(tool.key, tool);
-    const tools: ToolDefinition[] = [...session.mapped.entries()].map(([modelName, m]) => {
-      const wire = toolByKey.get(m.key);
-      return {
-        name: modelName,
-        description: pageToolDescription({
-          origin: session.origin,
-          tabId: session.tabId,
-          group: m.group,
-          description: wire?.description ?? '',
-          readOnly: wire?.annotations?.readOnlyHint,
-          frame: m.frame,
-          form: wire?.form,
-        }),
-        inputSchema: modelSchema(m.schema),
-        // A form the user submits themselves may take them a while.
-        ...(wire?.form && !wire.form.autosubmit ? { timeoutMs: FORM_WAIT_MS } : {}),
-        // The page decides what its tool does, with the user's session on that site: taken as
-        // acting until a policy says otherwise. What the page says of it is only a claim.
-        annotations: {
-          readOnly: false,
-          destructive: true,
-          openWorld: true,
-          pages: true,
-          target: () => ({ tabId: session.tabId, url: session.url }),
-          claims: pageClaims(wire?.annotations),
-        },
-        execute: (input: Record<string, unknown>, context) => this.execute(session, modelName, m, input, context.signal, wire?.annotations?.untrustedContentHint === true),
-      };
-    });
-    return {
-      id: `page:${session.tabId}`,
-      source: 'page',
-      name: `${siteOf(session.origin)} (tab ${session.tabId})`,
-      description: `Tools offered by the page ${session.url}`,
-      scope: { tabId: session.tabId, origin: session.origin },
-      tools,
-    };
-  }
-
-  /**
-   * Runs one of the page's tools. Errors name it by its namespaced name (`modelName`, letters,
-   * digits, `_` and `-`), never by the name the page chose, which is the page's words.
-   */
-  private async execute(session: Session, modelName: string, m: Mapped, input: Record<string, unknown>, signal: AbortSignal, untrustedHint = false): Promise<unknown> {
-    if (this.sessions.get(session.tabId) !== session) {
-      throw new Error(`The page in tab ${session.tabId} changed: its tool ${modelName} is gone. Call list_page_tools to see what it offers now.`);
-    }
-    // No tab look-up here: the port belongs to one document, whose origin came from `sender`, so a
-    // call can only ever run in that document (a tab that moved to another site dropped it).
-    let result: WireCallResult;
-    try {
-      result = await session.call(m.key, withDefaults(input, m.schema), signal, m.pageName);
-    } finally {
-      // A form that waited for the user is no longer waiting, whatever the outcome.
-      this.changed();
-    }
-    if (!result.ok) {
-      // The page wrote the error: it reaches the model inside the envelope, like a result.
-      throw new Error(`The page's tool ${modelName} (${siteOf(session.origin)}) failed. What the page said: ${untrusted(`error from page tool "${m.pageName}" of ${session.origin}`, result.error)}`);
-    }
-    let value: unknown;
-    if (result.cut) {
-      value = `${result.json}\n[Output cut: it was ${result.cut.totalChars} characters as JSON. Ask the page tool for less, e.g. a narrower path or a smaller limit.]`;
-    } else if (result.json !== '') {
-      try {
-        value = JSON.parse(result.json);
-      } catch {
-        throw new Error(`The page's tool ${modelName} returned something that is not JSON.`);
-      }
-    }
-    return wrapPageResult(session.origin, m.pageName, value, untrustedHint);
   }
 
   /** Sends the tab a refresh request; injects the bridge first when the tab has none. */
@@ -620,52 +378,3 @@ export class PageToolsManager {
   }
 }
 
-/** The origin of an http(s) URL, or '' for anything else. */
-/** The hints a page gave about its tool (WebMCP's annotations), kept as claims. */
-function pageClaims(annotations: Record<string, boolean> | undefined): ToolAnnotations['claims'] {
-  if (!annotations) return undefined;
-  const claims: NonNullable<ToolAnnotations['claims']> = {};
-  for (const key of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'untrustedContentHint'] as const) {
-    if (typeof annotations[key] === 'boolean') claims[key] = annotations[key];
-  }
-  return Object.keys(claims).length ? claims : undefined;
-}
-
-
-/**
- * The schema the model is sent: always an object of named arguments (`{}` means no arguments),
- * with element parameters (`"x-mcp-type": "HTMLElement"`) offered as a reference or a CSS selector.
- */
-export function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...toModelSchema(schema), type: 'object' };
-  if (out.properties === undefined || typeof out.properties !== 'object') out.properties = {};
-  return out;
-}
-
-/** Fills in top-level `default`s the model left out, as the seed's `limit` (default 5) expects. */
-export function withDefaults(input: Record<string, unknown>, schema: Record<string, unknown>): Record<string, unknown> {
-  const properties = schema.properties as Record<string, { default?: unknown }> | undefined;
-  if (!properties || typeof properties !== 'object') return input;
-  const out = { ...input };
-  for (const [key, prop] of Object.entries(properties)) {
-    if (out[key] === undefined && prop && typeof prop === 'object' && 'default' in prop) out[key] = prop.default;
-  }
-  return out;
-}
-
-/** A page's call result, checked and capped (its JSON at `resultChars`, its error at `errorChars`). */
-export function capResult(value: unknown): WireCallResult {
-  const r = value as WireCallResult | null;
-  if (r && r.ok === true && typeof r.json === 'string') {
-    const total = typeof r.cut?.totalChars === 'number' && Number.isFinite(r.cut.totalChars) ? r.cut.totalChars : r.json.length;
-    if (r.json.length > BACKGROUND_LIMITS.resultChars || r.cut) {
-      return { ok: true, json: r.json.slice(0, BACKGROUND_LIMITS.resultChars), cut: { totalChars: Math.max(total, r.json.length) } };
-    }
-    return { ok: true, json: r.json };
-  }
-  if (r && r.ok === false && typeof (r as { error?: unknown }).error === 'string') {
-    const error = (r as { error: string }).error;
-    return { ok: false, error: error.length > BACKGROUND_LIMITS.errorChars ? `${error.slice(0, BACKGROUND_LIMITS.errorChars)}…` : error };
-  }
-  return { ok: false, error: 'The page sent a malformed result.' };
-}
