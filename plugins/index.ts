@@ -1,6 +1,7 @@
 import type { BuiltinPlugin } from '@/core/plugin';
 import { interactionPlugin } from './interaction';
 import { mcpPlugin } from './mcp';
+import { pageActionsPlugin } from './page-actions';
 import { pageToolsPlugin } from './page-tools';
 import { scriptingPlugin } from './scripting';
 import { subagentsPlugin } from './subagents';
@@ -17,6 +18,7 @@ export const builtinPlugins: BuiltinPlugin[] = [
   tabsPlugin,
   webPlugin,
   pageToolsPlugin,
+  pageActionsPlugin,
   workspacePlugin,
   interactionPlugin,
   tasksPlugin,

@@ -1,0 +1,93 @@
+/**
+ * The contract between the background (`service.ts`) and the page agent
+ * (`page/agent.ts`, injected into the tab's isolated world by `entrypoints/page-actions-agent.ts`).
+ * The background calls `globalThis[Symbol.for(PAGE_AGENT_KEY)].handle(request)` through
+ * `scripting.executeScript` and gets a `PageReply` back (structured-cloneable, plain data). What
+ * comes back is page data: the background checks its shape and sizes before use.
+ *
+ * References: the outline prints `[ref=e12]`; `e12` means `@<token>.12` in the element-reference
+ * registry of that document (`core/page/element-refs.ts`, in the isolated world). Every reply that
+ * read the page carries the document's `token`; the background keeps the last one per tab and
+ * sends it back with each request (`token`), so a reference read before a navigation or reload is
+ * refused as stale instead of naming another element.
+ */
+export const PAGE_AGENT_KEY = 'sidequest.page-actions';
+
+/** What every request may carry. */
+interface Base {
+  /** The document token the background last saw in this tab (absent: accept whatever the page has). */
+  token?: string;
+}
+
+export type PageRequest = Base &
+  (
+    | { op: 'outline'; selector?: string; ref?: string; maxLength?: number }
+    | { op: 'click'; ref: string; button?: 'left' | 'right' | 'middle'; double?: boolean; modifiers?: string[] }
+    | { op: 'fill'; ref: string; text: string; submit?: boolean }
+    | { op: 'select'; ref: string; value?: string; label?: string }
+    | { op: 'press'; key: string; ref?: string }
+    | { op: 'hover'; ref: string }
+    | { op: 'scroll'; ref?: string; direction?: 'up' | 'down' | 'left' | 'right'; amount?: number }
+    | { op: 'wait'; text?: string; textGone?: string; ref?: string; timeoutMs: number }
+    /** What an element is, for the approval card and the sensitive-action rule (no side effect). */
+    | { op: 'describe'; ref: string }
+    /** Where an element is in the viewport, in CSS pixels, for a cropped screenshot (scrolls it into view). */
+    | { op: 'rect'; ref: string }
+    /** Shows or hides the acting bar (`page/bar.ts`); `words` are its labels in the user's language. */
+    | { op: 'bar'; state: BarState; reason?: string }
+  );
+
+/** The page side's answer: its own fields on success, or an error worded for the model. */
+export type PageReply<T = Record<string, unknown>> = ({ ok: true; token: string } & T) | { ok: false; error: string; stale?: boolean };
+
+/** `outline`'s fields. */
+export interface OutlineReply {
+  /** The outline, one node a line (Playwright MCP's snapshot convention). */
+  text: string;
+  /** How many nodes it lists, and whether it was cut at `maxLength`. */
+  nodes: number;
+  truncated: boolean;
+  url: string;
+  title: string;
+}
+
+/** Every action's fields: what changed, so the model rarely needs a second read. */
+export interface ActionReply {
+  /** The outline of the part of the page that changed (merged, cut), or '' for no visible change. */
+  changed: string;
+  url: string;
+  title: string;
+  /** A line about what was done, for the model ("Clicked button \"Add\"."). */
+  note?: string;
+}
+
+/** `describe`'s fields: what a person would call the element. */
+export interface ElementFacts {
+  role: string;
+  name: string;
+  tag: string;
+  /** For inputs: their type ("password", "email"…). */
+  type?: string;
+  /** The element submits a form whose method is POST (or the form's button is its default). */
+  submitsPost?: boolean;
+  /** contenteditable, a text field, a select… */
+  editable?: boolean;
+}
+
+/** `rect`'s fields (CSS pixels of the viewport) and the page's device pixel ratio. */
+export interface RectReply {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  devicePixelRatio: number;
+}
+
+/** The acting bar's state, set by the background (`control.ts`) through the page agent. */
+export type BarState = 'acting' | 'paused' | 'off';
+
+/** A press on one of the bar's buttons (trusted clicks only), sent by the page agent to the background. */
+export type BarButton = 'stop' | 'take-over' | 'resume';
+
+/** The port the page agent opens to tell the background about the bar's buttons. */
+export const BAR_PORT = 'sidequest-page-actions-bar';
