@@ -62,7 +62,7 @@ function shown(element: Element): boolean {
   return true;
 }
 function box(element: Element) {
-  const [x, y, w, h] = shown(element) ? (element.getAttribute('data-rect') ?? '10,10,100,20').split(',').map(Number) : [0, 0, 0, 0];
+  const [x = 0, y = 0, w = 0, h = 0] = shown(element) ? (element.getAttribute('data-rect') ?? '10,10,100,20').split(',').map(Number) : [];
   return { x, y, left: x, top: y, width: w, height: h, right: x + w, bottom: y + h, toJSON() {} } as DOMRect;
 }
 beforeAll(() => {
@@ -304,6 +304,42 @@ describe('fill', () => {
     input.addEventListener('keydown', (event) => event.preventDefault());
     await call({ op: 'fill', ref: ref(input), text: 'x', submit: true });
     expect(submitted).not.toHaveBeenCalled();
+  });
+});
+
+describe('typing through execCommand', () => {
+  // jsdom has no execCommand: a stand-in that behaves like the browsers' insertText (the real
+  // ones are measured in Chromium and Firefox, see the notes). `input.ts` takes the command when it
+  // loads, so the module is loaded afresh with the stand-in in place.
+  it('prefers insertText over the value setter, and falls back when the command does nothing', async () => {
+    const proto = Document.prototype as { execCommand?: unknown };
+    let works = true;
+    proto.execCommand = function (this: Document, command: string, _ui: boolean, value?: string) {
+      const field = this.activeElement as HTMLInputElement;
+      if (!works || command !== 'insertText') return false;
+      field.setRangeText(value ?? '', field.selectionStart ?? 0, field.selectionEnd ?? 0, 'end');
+      field.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: value }));
+      return true;
+    };
+    try {
+      vi.resetModules();
+      const input = await import('./page/input');
+      document.body.innerHTML = '<input value="old">';
+      const field = document.querySelector('input')!;
+      field.focus();
+      input.selectAllIn(field);
+      const log = record(field, [], ['beforeinput', 'input']);
+      expect(input.insertText(field, 'new', true)).toBe('execCommand');
+      expect(field.value).toBe('new');
+      expect(log).toEqual(['input']);
+      works = false;
+      input.selectAllIn(field);
+      expect(input.insertText(field, 'again', true)).toBe('setter');
+      expect(field.value).toBe('again');
+    } finally {
+      delete proto.execCommand;
+      vi.resetModules();
+    }
   });
 });
 

@@ -10,7 +10,6 @@ import {
   hoverSequence,
   insertText,
   isContentEditable,
-  isTextControl,
   modifiersFrom,
   selectAllIn,
   setNativeSelected,
