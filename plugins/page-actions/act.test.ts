@@ -196,6 +196,10 @@ describe('actionability', () => {
     expect(reply.ok).toBe(false);
     const dialogRef = ref(document.getElementById('dlg')!);
     expect((reply as { error: string }).error).toContain(`button "Buy" (${ref(buy)}) is covered by dialog "Subscribe" (${dialogRef})`);
+    // A backdrop around the dialog: the dialog is named (it is what the model can close).
+    stack = [document.getElementById('overlay')!, buy, document.body];
+    const backdrop = await call({ op: 'click', ref: ref(buy) });
+    expect((backdrop as { error: string }).error).toContain(`is covered by dialog "Subscribe" (${dialogRef})`);
     // The extension's own highlight on top does not count as a cover.
     stack = [ours, buy, document.body];
     expect((await call({ op: 'click', ref: ref(buy) })).ok).toBe(true);

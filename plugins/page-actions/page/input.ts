@@ -317,6 +317,10 @@ export function selectAllIn(element: Element): void {
     return;
   }
   const doc = element.ownerDocument;
+  // In a focused editing host, the editor's own Select All stays inside it (and works in shadow
+  // roots, where a document range may not reach).
+  const active = deepActiveElement(doc);
+  if (active && (active === element || element.contains(active)) && execCommand(doc, 'selectAll')) return;
   const selection = doc.defaultView?.getSelection();
   if (!selection) return;
   const range = doc.createRange();

@@ -72,14 +72,16 @@ function heldModifiers(mods: Modifiers): Array<[string, keyof Modifiers]> {
 function pressOther(target: Element, key: Key, mods: Modifiers, options: { typed?: boolean }): PressResult {
   const result: PressResult = { target };
   const shortcut = mods.ctrlKey || mods.metaKey || mods.altKey;
-  if (keyEvent(target, 'keydown', key, mods)) {
+  const down = keyEvent(target, 'keydown', key, mods);
+  let pressed = false;
+  if (down) {
     // keypress comes for keys that type something (and Enter); a cancelled one stops the typing.
     const types = !shortcut && key.text !== '';
-    const pressed = types ? keyEvent(target, 'keypress', key, mods) : true;
+    pressed = types ? keyEvent(target, 'keypress', key, mods) : true;
     if (pressed) result.effect = defaultAction(target, key, mods, options);
   }
   keyEvent(target, 'keyup', key, mods);
-  if (key.key === ' ' && !isEditable(target) && activatesOnSpace(target) && !disabledReason(target)) {
+  if (pressed && key.key === ' ' && !shortcut && !isEditable(target) && activatesOnSpace(target) && !disabledReason(target)) {
     // Space activates a button or box on keyup.
     nativeClick(target);
     result.effect = 'it was activated';
