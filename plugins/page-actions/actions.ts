@@ -17,7 +17,7 @@ import { getTab, TabError, tabUrl, watchLoads } from './tab-access';
  * showed), else the tab the user is looking at.
  */
 
-type In<K extends keyof typeof schemas> = FromSchema<(typeof schemas)[K]>;
+type In<K extends keyof typeof schemas> = FromSchema<(typeof schemas)[K], { keepDefaultedPropertiesOptional: true }>;
 
 /** An action may wait for the user: a take-over pauses it (the registry's clock stops only for cards). */
 export const ACTION_TIMEOUT_MS = 10 * 60_000;
