@@ -44,6 +44,8 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
     tabId: options.toolContext?.tabId,
     agent: options.toolContext?.agentLabel,
     target,
+    // The card's words, for the tab the gate resolves (the loop binds the plugin's service).
+    ...(spec.annotations.describe ? { words: (tabId: number | undefined) => registry.callWords(call.name, input, tabId) } : {}),
   };
   const verdict = await gate.check(gated, signal);
   if (!verdict.ok) return verdict.result;
