@@ -213,10 +213,14 @@ export interface ToolAttachment {
   data: string;
 }
 
-/** The outcome of one tool call, as data: a tool call never throws into the agent loop. */
+/**
+ * The outcome of one tool call, as data: a tool call never throws into the agent loop. `notice`: a
+ * line from Sidequest itself that the model reads after the result (the loop's "you are repeating
+ * yourself", `core/agent/loop-guard.ts`); never from the tool.
+ */
 export type ToolResult =
-  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[] }
-  | { ok: false; error: string; code: ToolErrorCode };
+  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[]; notice?: string }
+  | { ok: false; error: string; code: ToolErrorCode; notice?: string };
 
 export type ToolErrorCode =
   | 'not_found'
