@@ -27,14 +27,15 @@ export interface CallSeen {
 /**
  * Loop detection for one run (one agent loop: the main agent's or a sub-agent's). Two rules, no
  * tool names (SECURITY.md, ARCHITECTURE.md → the loop):
- * 1. **The same call**: a call with the same tool and the same arguments (canonical JSON, key
- *    order ignored) whose result is the same as that call's previous result. The second such call
+ * 1. **The same call**: a call (other than a page read) with the same tool and the same arguments
+ *    (canonical JSON, key order ignored) whose result is the same as that call's previous result. The second such call
  *    gets `REPEAT_NOTICE` after its result; the third stops the run. A different result starts the
  *    count again (scrolling, pressing Tab or paging on: the same call that gets somewhere is no loop).
  * 2. **The same page read**: a read-only call of a `pages` tool (any tool, any arguments) on the
  *    same tab whose result is the same as an earlier read's since the last acting call. The second
  *    gets `REREAD_NOTICE`; the third stops the run. Any acting call (not read-only) starts the
- *    count again. Identical results mean the same address and content (the outline carries both).
+ *    count again (reading again after acting is how an agent checks its work). Identical results
+ *    mean the same address and content (the outline carries both).
  * Each pattern's notice is given once (on its second call); the stop comes on its third.
  */
 export class LoopGuard {
@@ -46,13 +47,15 @@ export class LoopGuard {
     if (!result.ok && result.code === 'aborted') return {};
     const outcome = digest(result.ok ? { ok: true, output: result.output, images: result.attachments?.map((a) => digest(a.data)) } : { ok: false, error: result.error });
     if (call.acting) this.reads.clear();
-    const key = `${call.name}\n${canonical(call.input ?? {})}`;
-    const before = this.calls.get(key);
-    const count = before && before.outcome === outcome ? before.count + 1 : 1;
-    this.calls.set(key, { outcome, count });
-    if (count >= REPEAT_LIMIT) return { stop: said('runStatus.loopCall', { tool: call.name, count }) };
+    let count = 0;
     let reread = 0;
-    if (call.readsPage) {
+    if (!call.readsPage) {
+      const key = `${call.name}\n${canonical(call.input ?? {})}`;
+      const before = this.calls.get(key);
+      count = before && before.outcome === outcome ? before.count + 1 : 1;
+      this.calls.set(key, { outcome, count });
+      if (count >= REPEAT_LIMIT) return { stop: said('runStatus.loopCall', { tool: call.name, count }) };
+    } else {
       const readKey = `${call.tab ?? 'active'}\n${outcome}`;
       reread = (this.reads.get(readKey) ?? 0) + 1;
       this.reads.set(readKey, reread);
