@@ -16,7 +16,7 @@ function env(bidi = 'ltr'): PageEnv & { pressed: string[] } {
   };
 }
 
-const hosts = () => [...document.documentElement.children].filter((el) => el.tagName.toLowerCase().startsWith('sidequest-'));
+const hosts = () => [...document.documentElement.children].filter((el): el is HTMLElement => el instanceof HTMLElement).filter((el) => el.tagName.toLowerCase().startsWith('sidequest-'));
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 afterEach(() => setBar('off', env()));
