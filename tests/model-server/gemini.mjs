@@ -12,6 +12,7 @@ const ERRORS = {
   overloaded: [503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'],
   context: [400, 'INVALID_ARGUMENT', 'The input token count (5210) exceeds the maximum number of tokens allowed (4000).'],
   tools: [400, 'INVALID_ARGUMENT', 'Function calling is not enabled for this model.'],
+  signature: [400, 'INVALID_ARGUMENT', 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:tool` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.'],
   server: [500, 'INTERNAL', 'An internal error has occurred.'],
 };
 
@@ -27,7 +28,9 @@ function normalize(body) {
   for (const c of body.contents ?? []) {
     const parts = c.parts ?? [];
     if (c.role === 'model') {
-      const calls = parts.filter((p) => p.functionCall).map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
+      const calls = parts
+        .filter((p) => p.functionCall)
+        .map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }, ...(p.thoughtSignature ? { thoughtSignature: p.thoughtSignature } : {}) }));
       out.push({ role: 'assistant', content: parts.map((p) => p.text ?? '').join(''), ...(calls.length ? { tool_calls: calls } : {}) });
     } else {
       for (const p of parts.filter((p) => p.functionResponse)) {
@@ -40,8 +43,20 @@ function normalize(body) {
   return out;
 }
 
+/** Gemini 3's check: every model turn's first function call carries its thought signature (or the documented skip value). */
+function unsigned(body) {
+  return (body.contents ?? []).some((c) => {
+    if (c.role !== 'model') return false;
+    const first = (c.parts ?? []).find((p) => p.functionCall);
+    return first && typeof first.thoughtSignature !== 'string';
+  });
+}
+
 /**
- * @param {{ port?: number, script?: any, apiKey?: string, contextLimit?: number,
+ * With `signatures`, the server behaves like a Gemini 3 model: each function call it sends has a
+ * `thoughtSignature` (the reply's `thoughtSignature`, else one made up), and a request whose model
+ * turns carry a function call without one is refused as Gemini 3 refuses it.
+ * @param {{ port?: number, script?: any, apiKey?: string, contextLimit?: number, signatures?: boolean,
  *   models?: Array<{ name: string, inputTokenLimit?: number }> }} [options]
  */
 export function startGeminiServer(options = {}) {
@@ -67,6 +82,7 @@ export function startGeminiServer(options = {}) {
     const reply = await ctx.run(request);
     if (!keyOk) return sendError(res, 'auth');
     if (options.contextLimit && estimateTokens({ s: body.systemInstruction, c: body.contents, t: body.tools }) > options.contextLimit) return sendError(res, 'context');
+    if (options.signatures && unsigned(body)) return sendError(res, 'signature');
     if (reply.error) return sendError(res, reply.error);
     if (reply.status >= 400) return json(res, reply.status, reply.errorBody ?? geminiError('server').body);
 
@@ -84,7 +100,10 @@ export function startGeminiServer(options = {}) {
       if (reply.delayMs) await sleep(reply.delayMs);
     };
     const texts = pieces(reply.text ?? '', reply.chunkSize);
-    const calls = (reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments ?? {} } }));
+    const calls = (reply.toolCalls ?? []).map((c, i) => {
+      const signature = c.thoughtSignature ?? (options.signatures && i === 0 ? Buffer.from(`signature of ${c.name} #${ctx.nextId()}`).toString('base64') : undefined);
+      return { functionCall: { name: c.name, args: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments ?? {} }, ...(signature ? { thoughtSignature: signature } : {}) };
+    });
     if (reply.malformed) {
       res.write('data: {"candidates": [{"content": {"parts": [{"text": "Hel\r\n\r\n');
       res.end();
