@@ -5,6 +5,8 @@ export interface ScriptedToolCall {
   name: string;
   arguments?: object | string;
   id?: string;
+  /** Gemini's signature of the call (`extra_content.google.thought_signature` here, `thoughtSignature` in gemini.mjs). */
+  thoughtSignature?: string;
 }
 export interface Reply {
   text?: string;

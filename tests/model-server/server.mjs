@@ -9,7 +9,7 @@
 import http from 'node:http';
 
 /**
- * @typedef {{ name: string, arguments?: object | string, id?: string }} ScriptedToolCall
+ * @typedef {{ name: string, arguments?: object | string, id?: string, thoughtSignature?: string }} ScriptedToolCall
  * @typedef {{
  *   text?: string,
  *   toolCalls?: ScriptedToolCall[],
@@ -160,6 +160,8 @@ export async function startModelServer(options = {}) {
       id: c.id ?? `call_${++callCounter}`,
       type: 'function',
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+      // Gemini's OpenAI-compatible endpoint signs calls this way.
+      ...(c.thoughtSignature ? { extra_content: { google: { thought_signature: c.thoughtSignature } } } : {}),
     };
   }
 
@@ -210,7 +212,7 @@ export async function startModelServer(options = {}) {
     if (reply.hang) return; // Never finishes: the client has to stop it.
     const calls = (reply.toolCalls ?? []).map((c) => toolCall(c));
     for (const [index, call] of calls.entries()) {
-      await send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+      await send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' }, ...(call.extra_content ? { extra_content: call.extra_content } : {}) }] }));
       const args = call.function.arguments;
       const half = Math.ceil(args.length / 2);
       for (const piece of [args.slice(0, half), args.slice(half)]) {
