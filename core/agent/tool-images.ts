@@ -9,9 +9,9 @@ import { providerOf } from './providers/list';
  * request leaves, they take the shape the profile's model can read (`toolImagesFor`):
  * - 'in-result': as they are; the provider package puts them in the tool result (Anthropic's
  *   `image` blocks in `tool_result`, Gemini's `inlineData` beside or in the `functionResponse`);
- * - 'as-user-message': the tool result keeps its JSON and a note, and one user message after the
- *   step's results holds the images, each named by its call (Chat Completions `image_url` parts,
- *   Ollama's `images`): those wire formats have no images in tool messages;
+ * - 'as-user-message': the tool result keeps its JSON (as without images), and one user message
+ *   after the step's results holds the images, each after a line naming its call (Chat Completions
+ *   `image_url` parts, Ollama's `images`): those wire formats have no images in tool messages;
  * - 'none': the JSON and a note saying the images were left out; no image bytes are sent.
  * Images are passed as the tool gave them (PNG/JPEG, scaled by the tool): nothing is re-encoded.
  */
@@ -97,7 +97,7 @@ export function toolImagesAsUserMessages(prompt: LanguageModelV3Prompt): Languag
         parts.push({ type: 'text', text: `Image ${i + 1} of ${found.length} returned by the call ${p.toolCallId} (${p.toolName}):` });
         parts.push({ type: 'file', mediaType: image.mediaType, data: image.data });
       });
-      return { ...p, output: withNote(p.output, `[${plural(found.length)}: in the next message]`) };
+      return { ...p, output: { type: 'json' as const, value: contentOutputValue(p.output) } };
     });
     out.push({ ...m, content });
     if (parts.length) out.push({ role: 'user', content: parts });

@@ -33,11 +33,18 @@ function normalize(body) {
         .map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }, ...(p.thoughtSignature ? { thoughtSignature: p.thoughtSignature } : {}) }));
       out.push({ role: 'assistant', content: parts.map((p) => p.text ?? '').join(''), ...(calls.length ? { tool_calls: calls } : {}) });
     } else {
-      for (const p of parts.filter((p) => p.functionResponse)) {
-        out.push({ role: 'tool', name: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) });
+      const image = (p) => ({ mediaType: p.inlineData.mimeType, data: p.inlineData.data });
+      const responses = parts.filter((p) => p.functionResponse);
+      for (const p of responses) {
+        const images = (p.functionResponse.parts ?? []).filter((q) => q.inlineData).map(image);
+        out.push({ role: 'tool', name: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response), ...(images.length ? { images } : {}) });
       }
-      const text = parts.map((p) => p.text ?? '').join('');
-      if (text) out.push({ role: 'user', content: text });
+      // Gemini 2.x: images beside the function responses (with a line of text the SDK adds).
+      const beside = parts.filter((p) => p.inlineData);
+      if (responses.length && beside.length) (out.at(-1).images ??= []).push(...beside.map(image));
+      const text = parts.filter((p) => !(responses.length && /^Tool executed successfully and returned this/.test(p.text ?? ''))).map((p) => p.text ?? '').join('');
+      if (beside.length && !responses.length) out.push({ role: 'user', content: [{ type: 'text', text }, ...beside.map((p) => ({ type: 'image_url', image_url: { url: `data:${p.inlineData.mimeType};base64,${p.inlineData.data}` } }))] });
+      else if (text) out.push({ role: 'user', content: text });
     }
   }
   return out;

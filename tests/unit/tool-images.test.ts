@@ -78,7 +78,7 @@ describe('images in tool results', () => {
   it('as a user message: after the step’s tool message, each image named by its call', () => {
     const out = toolImagesAsUserMessages(prompt());
     expect(out.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
-    expect((out[3]!.content[0] as { output: unknown }).output).toEqual({ type: 'text', value: '{"shown":"the page"}\n[1 image: in the next message]' });
+    expect((out[3]!.content[0] as { output: unknown }).output).toEqual({ type: 'json', value: { shown: 'the page' } });
     expect(out[4]!.content).toEqual([
       { type: 'text', text: 'Image 1 of 1 returned by the call call-1 (snap):' },
       { type: 'file', mediaType: 'image/jpeg', data: JPEG },
@@ -141,17 +141,25 @@ async function send(config: ProviderConfig, p: LanguageModelV3Prompt = prompt(),
 
 const body = (name: string) => servers[name]!.requests.at(-1)!.body;
 const sent = (name: string) => JSON.stringify(body(name));
+/** What a scripted model reads: the tool result is still the last message; the step's images beside it. */
+const seen = (name: string) => {
+  const request = servers[name]!.requests.at(-1)!;
+  expect(request.last.role).toBe('tool');
+  return request.images.map((i) => ({ mediaType: i.mediaType, data: i.data }));
+};
 
 describe('tool images on each provider’s wire', () => {
   it('OpenAI-compatible: the tool message holds the JSON, a user message after it the image_url', async () => {
     await send({ type: 'openai-compatible', baseUrl: servers.openai!.url, model: 'gpt-4o', apiKey: 'k' });
     const messages = body('openai').messages;
     expect(messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
-    expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call-1', content: '{"shown":"the page"}\n[1 image: in the next message]' });
+    expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call-1', content: '{"shown":"the page"}' });
     expect(messages[4].content).toEqual([
       { type: 'text', text: 'Image 1 of 1 returned by the call call-1 (snap):' },
       { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${JPEG}` } },
     ]);
+    expect(servers.openai!.requests.at(-1)!.images).toEqual([{ mediaType: 'image/jpeg', data: JPEG, callId: 'call-1' }]);
+    expect(seen('openai')).toHaveLength(1);
   });
 
   it('Anthropic: an image block inside the tool_result', async () => {
@@ -159,6 +167,7 @@ describe('tool images on each provider’s wire', () => {
     const result = body('anthropic').messages.at(-1).content[0];
     expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'call-1' });
     expect(result.content).toContainEqual({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: JPEG } });
+    expect(seen('anthropic')).toEqual([{ mediaType: 'image/jpeg', data: JPEG }]);
   });
 
   it('Gemini: inlineData beside the functionResponse (2.x), inside its parts (3)', async () => {
@@ -166,17 +175,20 @@ describe('tool images on each provider’s wire', () => {
     const parts = body('gemini').contents.at(-1).parts;
     expect(parts[0].functionResponse).toMatchObject({ name: 'snap', response: { content: '{"shown":"the page"}' } });
     expect(parts).toContainEqual({ inlineData: { mimeType: 'image/jpeg', data: JPEG } });
+    expect(seen('gemini')).toEqual([{ mediaType: 'image/jpeg', data: JPEG }]);
     await send({ type: 'google', baseUrl: servers.gemini!.url, model: 'gemini-3-flash-preview', apiKey: 'k' });
     const three = body('gemini').contents.at(-1).parts;
     expect(three[0].functionResponse.parts).toEqual([{ inlineData: { mimeType: 'image/jpeg', data: JPEG } }]);
+    expect(seen('gemini')).toEqual([{ mediaType: 'image/jpeg', data: JPEG }]);
   });
 
   it('Ollama: a user message after the tool message, with the image in `images`', async () => {
     await send({ type: 'ollama', baseUrl: servers.ollama!.url, model: 'llava' });
     const messages = body('ollama').messages;
-    expect(messages.at(-2)).toMatchObject({ role: 'tool', content: '{"shown":"the page"}\n[1 image: in the next message]' });
+    expect(messages.at(-2)).toMatchObject({ role: 'tool', content: '{"shown":"the page"}' });
     expect(messages.at(-1)).toMatchObject({ role: 'user', images: [JPEG] });
     expect(messages.at(-1).content).toContain('returned by the call call-1 (snap)');
+    expect(seen('ollama')).toEqual([{ mediaType: 'image/jpeg', data: JPEG }]);
   });
 
   it('a model without images (profile No, or Ollama without "vision") reads the note and gets no image bytes', async () => {
@@ -193,6 +205,7 @@ describe('tool images on each provider’s wire', () => {
       const wire = sent(name);
       expect(wire, `${config.type} ${config.model}`).not.toContain(JPEG.slice(0, 40));
       expect(wire, `${config.type} ${config.model}`).toContain('[1 image left out: this model does not take images]');
+      expect(seen(name), `${config.type} ${config.model}`).toEqual([]);
     }
   });
 
