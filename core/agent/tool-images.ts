@@ -1,4 +1,5 @@
 import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { ProviderError, type RunError } from './errors';
 import type { ModelClient, ProviderConfig } from './provider';
 import type { ToolImageMode } from './providers/define';
 import { providerOf } from './providers/list';
@@ -142,12 +143,39 @@ export async function toolImagesFor(config: ProviderConfig, client?: Pick<ModelC
   return knownTextOnly(config.model) ? 'none' : typeMode;
 }
 
-/** A client whose requests carry tool images the way its model reads them (`toolImagesFor`). */
+/** The provider's words when a model takes no images ("image_url is only supported by certain models", "not a multimodal model"…). */
+export function refusesImages(info: RunError): boolean {
+  const words = `${info.detail ?? ''} ${info.kind === 'bad_request' ? info.message : ''}`;
+  return (info.status === 400 || info.status === 422 || info.status === 500) && /image|vision|multi-?modal|unknown variant/i.test(words);
+}
+
+/** Models (type, address, model) that refused images, for the background's life. */
+const refusedImages = new Set<string>();
+
+/**
+ * A client whose requests carry tool images the way its model reads them (`toolImagesFor`). On
+ * Auto, a model that refuses a request with images before answering (a text-only model the name
+ * list does not know) is asked again with the note instead, and from then on.
+ */
 export function withToolImages(client: ModelClient, mode: () => Promise<ToolImageMode>): ModelClient {
+  const key = `${client.config.type ?? 'openai-compatible'} ${client.config.baseUrl} ${client.config.model}`;
   return {
     ...client,
     stream: async function* (request) {
-      yield* client.stream({ ...request, prompt: shapeToolImages(request.prompt, await mode()) });
+      const chosen = refusedImages.has(key) ? 'none' : await mode();
+      const prompt = shapeToolImages(request.prompt, chosen);
+      let started = false;
+      try {
+        for await (const event of client.stream({ ...request, prompt })) {
+          started = true;
+          yield event;
+        }
+      } catch (error) {
+        const retry = !started && chosen !== 'none' && client.config.images !== 'yes' && hasImages(request.prompt) && !request.signal.aborted;
+        if (!retry || !(error instanceof ProviderError) || !refusesImages(error.info)) throw error;
+        refusedImages.add(key);
+        yield* client.stream({ ...request, prompt: withoutToolImages(request.prompt) });
+      }
     },
   };
 }

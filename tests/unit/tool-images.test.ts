@@ -221,4 +221,26 @@ describe('tool images on each provider’s wire', () => {
     await send({ type: 'ollama', baseUrl: servers.ollama!.url, model: 'llava', toolMode: 'prompted', images: 'no' }, prompt(), true);
     expect(sent('ollama')).not.toContain(JPEG.slice(0, 40));
   });
+
+  it('on Auto, a model that refuses images is asked again with the note, and from then on', async () => {
+    const server = await startModelServer({
+      script: (req) =>
+        JSON.stringify(req.body).includes('image_url')
+          ? { status: 400, errorBody: { error: { message: 'Invalid content type. image_url is only supported by certain models.', type: 'invalid_request_error', param: 'messages.[4].content.[1].type', code: null } } }
+          : { text: 'Understood.' },
+    });
+    try {
+      const config: ProviderConfig = { type: 'openai-compatible', baseUrl: server.url, model: 'text-only-by-surprise' };
+      await send(config);
+      expect(server.requests).toHaveLength(2);
+      expect(JSON.stringify(server.requests[1]!.body)).toContain(leftOutNote(1));
+      await send(config);
+      expect(server.requests).toHaveLength(3);
+      expect(JSON.stringify(server.requests[2]!.body)).not.toContain('image_url');
+      // "Yes" is the user's word: the provider's refusal is shown, not worked around.
+      await expect(send({ ...config, model: 'another', images: 'yes' })).rejects.toMatchObject({ info: { status: 400, detail: expect.stringMatching(/image_url is only supported/) } });
+    } finally {
+      await server.close();
+    }
+  });
 });
