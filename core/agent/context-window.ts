@@ -3,7 +3,7 @@ import type { ToolSpec } from '@/core/registry/types';
 import { said, type Said } from '@/core/i18n/catalog';
 import { ProviderError, runError } from './errors';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
-import { contentOutputValue, imageCount, imageSizeReplacer } from './tool-images';
+import { contentOutputValue, IMAGE_CHARS, imageCount, imageSizeReplacer } from './tool-images';
 
 // Keeps every request inside the model's context window. Requests are measured (a rough count:
 // characters / 3, on the safe side for English and JSON); as a conversation nears the window,
@@ -36,11 +36,13 @@ export interface ContextWindowOptions {
    * `once`: a note the conversation needs only once.
    */
   onCompact?(words: Said, once?: boolean): void;
+  /** Whether the model is sent the images of tool results (false: a short note each); absent: yes. */
+  imagesSent?(): Promise<boolean>;
 }
 
-/** A rough token count of a request: its prompt and tool definitions. */
-export function estimateTokens(prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[] = []): number {
-  return Math.ceil((JSON.stringify(prompt, imageSizeReplacer).length + (tools.length ? JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length : 0)) / CHARS_PER_TOKEN);
+/** A rough token count of a request: its prompt and tool definitions; an image counts as `imageChars` (0: its note). */
+export function estimateTokens(prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[] = [], imageChars = IMAGE_CHARS): number {
+  return Math.ceil((JSON.stringify(prompt, imageSizeReplacer(imageChars)).length + (tools.length ? JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length : 0)) / CHARS_PER_TOKEN);
 }
 
 /** Reads "4000 maximum", "maximum context length is 4000 tokens", "allowed (4000)" out of a provider's words. */
@@ -95,13 +97,16 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   };
 
   const notify = (words: Said, once?: boolean) => options.onCompact?.(words, once);
+  // What an image costs: about a screenshot's tokens, or a short note where images are left out.
+  let imageChars = IMAGE_CHARS;
+  const estimate = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[]) => estimateTokens(prompt, tools, imageChars);
 
   async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
     const budget = max - reserveFor(max);
     let prompt = request.prompt;
-    if (estimateTokens(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt, request.tools) <= budget) return prompt;
     // Nothing in the conversation can make room for the instructions and the tools themselves.
-    const fixed = estimateTokens(prompt.filter((m) => m.role === 'system'), request.tools);
+    const fixed = estimate(prompt.filter((m) => m.role === 'system'), request.tools);
     if (fixed > max * 0.9) {
       throw new ProviderError(runError('context_length', 'errors.provider.contextTooSmall', { max, fixed }));
     }
@@ -112,12 +117,12 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       toldShortened = true;
       notify(said('notices.resultsShortened', { max }), true);
     }
-    if (estimateTokens(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt, request.tools) <= budget) return prompt;
 
     // 2. Older turns summarized (the summary made earlier in this run, extended when needed),
     // unless cutting the latest results to a fair share is enough.
     const share = Math.floor(budget * CHARS_PER_TOKEN * LATEST_SHARE);
-    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => estimateTokens(shortenLatest(p, share), request.tools) <= budget;
+    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => estimate(shortenLatest(p, share), request.tools) <= budget;
     const system = prompt[0]?.role === 'system' ? 1 : 0;
     if (!fitsWithLatestCut(prompt) && summary && summary.count <= prompt.length - system - 1) prompt = withSummary(prompt, system, summary);
     if (!fitsWithLatestCut(prompt)) {
@@ -129,10 +134,10 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         notify(said('notices.summarized', { max }));
       }
     }
-    if (estimateTokens(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt, request.tools) <= budget) return prompt;
 
     // 3. What is left over for the latest tool results, shared between them.
-    const withoutResults = estimateTokens(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)), request.tools);
+    const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)), request.tools);
     const results = prompt.filter((m) => m.role === 'tool').reduce((n, m) => n + m.content.length, 0);
     const each = Math.max(200, Math.floor(((budget - withoutResults) * CHARS_PER_TOKEN) / Math.max(1, results)) - 200);
     return prompt.map((m) => (m.role === 'tool' ? shortenResults(m, each) : m));
@@ -197,6 +202,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     async *stream(request): AsyncGenerator<ModelEvent> {
       for (let attempt = 0; ; attempt++) {
         const max = await knownLimit();
+        imageChars = (await options.imagesSent?.().catch(() => true)) === false ? 0 : IMAGE_CHARS;
         const prompt = max ? await fit(request, max) : request.prompt;
         let started = false;
         try {
@@ -209,7 +215,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           if (started || attempt >= 2 || request.signal.aborted || !(error instanceof ProviderError) || error.info.kind !== 'context_length') throw error;
           // The provider's real limit (its words, or below what was just sent), then again, shorter.
           const said = limitFromError(error.info.detail);
-          const sent = estimateTokens(prompt, request.tools);
+          const sent = estimate(prompt, request.tools);
           learned = said && said < sent ? said : Math.floor(Math.min(said ?? sent, sent) * 0.75);
           learnedLimits.set(model, learned);
         }

@@ -1,5 +1,12 @@
-import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
-import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storage/db';
+import type {
+  JSONValue,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultPart,
+  SharedV3ProviderMetadata,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
+import type { AssistantMessage, StoredMessage, ToolCallMetadata, ToolMessage } from '@/core/storage/db';
 
 const NOT_RUN = 'This tool call did not run: the run was stopped or interrupted before it started.';
 
@@ -9,7 +16,7 @@ const NOT_RUN = 'This tool call did not run: the run was stopped or interrupted 
  * assistant message that made it (providers refuse a history where one is missing): calls the run
  * never got to are answered with an error saying so.
  */
-export function toModelPrompt(system: string, messages: readonly StoredMessage[]): LanguageModelV3Prompt {
+export function toModelPrompt(system: string, messages: readonly StoredMessage[], to?: ModelOf): LanguageModelV3Prompt {
   const results = new Map<string, ToolMessage>();
   for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
 
@@ -18,7 +25,7 @@ export function toModelPrompt(system: string, messages: readonly StoredMessage[]
     if (m.role === 'user') {
       out.push({ role: 'user', content: [{ type: 'text', text: m.text }] });
     } else if (m.role === 'assistant' && !m.notice) {
-      const assistant = toAssistant(m);
+      const assistant = toAssistant(m, to);
       if (!assistant) continue;
       out.push(assistant);
       if (m.toolCalls.length) {
@@ -30,11 +37,40 @@ export function toModelPrompt(system: string, messages: readonly StoredMessage[]
   return out;
 }
 
-function toAssistant(m: AssistantMessage): LanguageModelV3Message | null {
+/** The provider type and model a request goes to: tool calls' provider metadata goes back to its own only. */
+export interface ModelOf {
+  type: string;
+  model: string;
+}
+
+/** Provider metadata larger than this is not kept (a thought signature is a few kilobytes). */
+const MAX_METADATA_CHARS = 65_536;
+
+/** A tool call's provider metadata as stored: tagged with the provider type and model that gave it. */
+export function callMetadata(from: ModelOf, value: SharedV3ProviderMetadata | undefined): ToolCallMetadata | undefined {
+  if (!value || !Object.keys(value).length) return undefined;
+  let size: number;
+  try {
+    size = JSON.stringify(value).length;
+  } catch {
+    return undefined;
+  }
+  return size <= MAX_METADATA_CHARS ? { type: from.type, model: from.model, value } : undefined;
+}
+
+function toAssistant(m: AssistantMessage, to: ModelOf | undefined): LanguageModelV3Message | null {
   const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
   if (m.text) content.push({ type: 'text', text: m.text });
   for (const call of m.toolCalls) {
-    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: call.input ?? {} });
+    const meta = call.providerMetadata;
+    const own = meta && to && meta.type === to.type && meta.model === to.model;
+    content.push({
+      type: 'tool-call',
+      toolCallId: call.id,
+      toolName: call.name,
+      input: call.input ?? {},
+      ...(own && { providerOptions: meta.value as SharedV3ProviderOptions }),
+    });
   }
   return content.length ? { role: 'assistant', content } : null;
 }

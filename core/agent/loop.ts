@@ -5,7 +5,7 @@ import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storag
 import type { TraceSink } from '@/core/data/trace';
 import type { Said } from '@/core/i18n/catalog';
 import { describeProviderError, type RunError } from './errors';
-import { toModelPrompt } from './history';
+import { callMetadata, toModelPrompt } from './history';
 import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 import { LoopGuard, type CallSeen } from './loop-guard';
@@ -92,6 +92,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   // Repeats within this run: told once, stopped on the third (loop-guard.ts).
   const guard = new LoopGuard();
   let looping: Said | undefined;
+  // Where this run's requests go: tool calls' provider metadata is sent back there only.
+  const modelOf = { type: client.config.type ?? 'openai-compatible', model: client.config.model };
 
   for (let step = 0; step < maxSteps; step++) {
     if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
@@ -115,7 +117,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     let failure: RunError | undefined;
     try {
       for await (const event of client.stream({
-        prompt: toModelPrompt(system, history),
+        prompt: toModelPrompt(system, history, modelOf),
         tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
         signal,
         timings,
@@ -128,7 +130,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
           transcript.delta(assistant.id, event.text, offset);
           saver.schedule(assistant);
         } else if (event.type === 'tool-call') {
-          assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid });
+          const providerMetadata = callMetadata(modelOf, event.providerMetadata);
+          assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) });
         } else if (event.type === 'finish') {
           assistant.usage = withCost(event.usage, client.config.pricing);
           meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);

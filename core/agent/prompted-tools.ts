@@ -65,11 +65,15 @@ export function toPromptedPrompt(prompt: LanguageModelV3Prompt, tools: readonly 
         .trim();
       if (text) out.push({ role: 'assistant', content: [{ type: 'text', text }] });
     } else if (message.role === 'tool') {
-      const text = message.content
-        .filter((part): part is LanguageModelV3ToolResultPart => part.type === 'tool-result')
-        .map((part) => `Tool result (${part.toolName}):\n\`\`\`json\n${resultText(part)}\n\`\`\``)
-        .join('\n\n');
-      if (text) out.push({ role: 'user', content: [{ type: 'text', text }] });
+      const results = message.content.filter((part): part is LanguageModelV3ToolResultPart => part.type === 'tool-result');
+      const text = results.map((part) => `Tool result (${part.toolName}):\n\`\`\`json\n${resultText(part)}\n\`\`\``).join('\n\n');
+      // Images the model is to see (`tool-images.ts` left them in the results) follow the text.
+      const images = results.flatMap((part) =>
+        part.output.type === 'content'
+          ? part.output.value.flatMap((p) => (p.type === 'image-data' ? [{ type: 'file' as const, mediaType: p.mediaType, data: p.data }] : []))
+          : [],
+      );
+      if (text) out.push({ role: 'user', content: [{ type: 'text', text }, ...images] });
     } else {
       out.push(message as LanguageModelV3Message);
     }
@@ -92,7 +96,7 @@ function resultText(part: LanguageModelV3ToolResultPart): string {
     case 'execution-denied':
       return JSON.stringify({ error: output.reason ?? 'The user denied this call.' });
     case 'content':
-      // Images are not sent as text: the output (which says an image was returned) stands alone.
+      // Images are not sent as text: they follow the results as image parts.
       return JSON.stringify(contentOutputValue(output));
     default:
       return JSON.stringify(output);

@@ -1,4 +1,4 @@
-import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV3Prompt, SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import type { Said } from '@/core/i18n/catalog';
 import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
@@ -9,6 +9,9 @@ export type { ProviderType } from './providers/list';
 
 /** How tools reach the model: its native tool calling, or described in the prompt (`prompted-tools.ts`). */
 export type ToolMode = 'native' | 'prompted';
+
+/** The profile's "Model sees images": yes, no; absent: Auto. */
+export type ImageChoice = 'yes' | 'no';
 
 /** Connection settings of one model provider. */
 export interface ProviderConfig {
@@ -23,6 +26,8 @@ export interface ProviderConfig {
   numCtx?: number;
   /** 'prompted': the profile says the model has no tool calling. */
   toolMode?: ToolMode;
+  /** Whether the model sees images (screenshots) tools return; absent: Auto (`tool-images.ts`). */
+  images?: ImageChoice;
   /** Prices for the cost estimate, where the profile has them. */
   pricing?: Pricing;
 }
@@ -30,7 +35,15 @@ export interface ProviderConfig {
 /** One event of a streamed model answer, independent of the SDK that produced it. */
 export type ModelEvent =
   | { type: 'text'; text: string }
-  | { type: 'tool-call'; id: string; name: string; input: unknown; invalid?: string }
+  | {
+      type: 'tool-call';
+      id: string;
+      name: string;
+      input: unknown;
+      invalid?: string;
+      /** What the provider attached to the call (Gemini's `thoughtSignature`), to send back with it. */
+      providerMetadata?: SharedV3ProviderMetadata;
+    }
   | { type: 'finish'; finishReason: string; usage?: Usage };
 
 export interface Usage {
@@ -72,6 +85,8 @@ export interface ModelClient {
   contextLength?(): Promise<number | undefined>;
   /** Whether the model can call tools, where the provider says (Ollama's `/api/show` capabilities). */
   supportsTools?(): Promise<boolean | undefined>;
+  /** Whether the model sees images, where the provider says (Ollama's `/api/show` capabilities). */
+  supportsImages?(): Promise<boolean | undefined>;
 }
 
 export { createOpenAICompatibleClient } from './providers/openai-compatible-client';

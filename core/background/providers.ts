@@ -74,6 +74,7 @@ export class ProviderService {
       contextLength: profile.contextLength,
       numCtx: profile.numCtx,
       toolMode: profile.toolMode,
+      images: profile.images,
       pricing:
         profile.inputPrice !== undefined && profile.outputPrice !== undefined
           ? { inputPerMTok: profile.inputPrice, outputPerMTok: profile.outputPrice }

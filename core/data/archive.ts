@@ -84,6 +84,13 @@ const conversationSchema = z.object({
   loop: saidSchema.optional(),
 });
 
+// A tool call's provider metadata (Gemini's thought signature), sent back to its own provider type and model only.
+const callMetadata = z.object({
+  type: short,
+  model: short,
+  value: z.record(z.string().max(200), z.record(z.string().max(200), z.unknown())).refine((v) => JSON.stringify(v).length <= 65_536, 'too large'),
+});
+
 const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };
 
 const toolResult = z.union([
@@ -98,7 +105,7 @@ const messageSchema = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     text,
     status: z.enum(['streaming', 'complete', 'stopped', 'interrupted', 'error']),
-    toolCalls: z.array(z.object({ id, name: short, input: z.unknown(), invalid: short.optional() })).max(1000),
+    toolCalls: z.array(z.object({ id, name: short, input: z.unknown(), invalid: short.optional(), providerMetadata: callMetadata.optional() })).max(1000),
     model: short.optional(),
     usage: usage.optional(),
     notice: z.enum(['prompted-tools', 'context']).optional(),

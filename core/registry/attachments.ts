@@ -3,9 +3,10 @@ import type { ToolAttachment } from './types';
 /**
  * Images a tool hands the model beside its JSON output (an MCP server's image content, say). The
  * registry keeps them apart from the output (`ToolResult.attachments`): the output stays JSON and
- * capped as ever; the images reach the model as image parts of the tool result where its provider
- * takes them (Anthropic, Gemini), and nowhere else — the output should say in words that an
- * image was returned.
+ * capped as ever; the images reach the model in the shape its provider type reads
+ * (`core/agent/tool-images.ts`: in the tool result, or in a user message after it), or as a note
+ * saying they were left out where the model sees no images — the output should say in words that
+ * an image was returned.
  */
 
 /** The image types every provider that takes images in tool results accepts. */

@@ -42,6 +42,20 @@ export interface ToolCall {
   input: unknown;
   /** Set when the model's call could not be read (bad JSON, unknown tool). */
   invalid?: string;
+  /**
+   * What the provider attached to the call (Gemini's `thoughtSignature`), sent back with it to the
+   * same provider type and model only (`core/agent/history.ts`). Absent in older conversations.
+   */
+  providerMetadata?: ToolCallMetadata;
+}
+
+/** A tool call's provider metadata and where it came from. */
+export interface ToolCallMetadata {
+  /** The provider type (`ProviderType`) and model that gave it. */
+  type: string;
+  model: string;
+  /** The AI SDK's provider metadata of the call, by provider key (`{ google: { thoughtSignature } }`). */
+  value: Record<string, Record<string, unknown>>;
 }
 
 interface MessageBase {

@@ -1,6 +1,6 @@
 import { z } from 'zod/mini';
 import { LOCALES, type LanguageChoice } from '@/core/i18n/locales';
-import type { ProviderType, ToolMode } from '@/core/agent/provider';
+import type { ImageChoice, ProviderType, ToolMode } from '@/core/agent/provider';
 import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
@@ -25,6 +25,8 @@ export interface ProviderProfile {
   numCtx?: number;
   /** 'prompted': the model has no tool calling; tools are described in the prompt. */
   toolMode?: ToolMode;
+  /** "Model sees images": 'yes', 'no'; absent: Auto (the provider type, the provider's word, known text-only names). */
+  images?: ImageChoice;
   /** Prices in US dollars per million tokens, for the cost estimate (both or none). */
   inputPrice?: number;
   outputPrice?: number;
@@ -58,6 +60,7 @@ export const providerSettingsSchema = z.object({
         contextLength: z.optional(z.number()),
         numCtx: z.optional(z.number()),
         toolMode: z.optional(z.enum(['native', 'prompted'])),
+        images: z.optional(z.enum(['yes', 'no'])),
         inputPrice: z.optional(z.number().check(z.minimum(0))),
         outputPrice: z.optional(z.number().check(z.minimum(0))),
         imported: z.optional(z.boolean()),
@@ -167,6 +170,7 @@ export function validateProviderProfile(input: ProviderProfileInput): Omit<Provi
     contextLength: count(input.contextLength, said('provider.contextWindow')),
     numCtx: providerOf(type).numCtx ? count(input.numCtx, said('provider.numCtx')) : undefined,
     toolMode: input.toolMode === 'prompted' ? 'prompted' : undefined,
+    images: input.images === 'yes' || input.images === 'no' ? input.images : undefined,
     ...prices(input.inputPrice, input.outputPrice),
   };
 }

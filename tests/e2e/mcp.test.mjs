@@ -194,13 +194,16 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(weather.state.calls.length, before, 'invalid input never reaches the server');
     });
 
-    test('an image and a resource link: described to a model that cannot see images, its bytes never sent', async () => {
+    test('an image and a resource link: the result says so in words, the image reaches the model as an image', async () => {
       model.requests.length = 0;
       const answer = await ask('Show me the chart of Oslo');
       assert.match(answer, /Temperature chart of Oslo\./);
       assert.match(answer, /attached to this result as image 1/);
       assert.match(answer, /https:\/\/charts\.example\/Oslo\.png/);
-      assert.ok(!JSON.stringify(model.requests[1].body).includes(CHART_PNG.slice(0, 24)), 'the image bytes are not sent as text');
+      const tool = model.requests[1].messages.find((m) => m.role === 'tool');
+      assert.ok(!contentText(tool).includes(CHART_PNG.slice(0, 24)), 'the image bytes are not sent as text');
+      // Chat Completions: in a user message after the tool result (tests/e2e/vision.test.mjs has every provider type).
+      assert.deepEqual(model.requests[1].images.map((i) => [i.mediaType, i.data]), [['image/png', CHART_PNG]]);
     });
 
     test('an error result is the server\'s words, marked as such', async () => {

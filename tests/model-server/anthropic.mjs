@@ -31,10 +31,16 @@ function normalize(body) {
     if (m.role === 'user') {
       for (const b of blocks.filter((b) => b.type === 'tool_result')) {
         const content = typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => c.text ?? '').join('');
-        out.push({ role: 'tool', tool_call_id: b.tool_use_id, content, is_error: b.is_error });
+        const images = (Array.isArray(b.content) ? b.content : [])
+          .filter((c) => c.type === 'image' && c.source?.type === 'base64')
+          .map((c) => ({ mediaType: c.source.media_type, data: c.source.data, callId: b.tool_use_id }));
+        out.push({ role: 'tool', tool_call_id: b.tool_use_id, content, is_error: b.is_error, ...(images.length ? { images } : {}) });
       }
       const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('');
-      if (text) out.push({ role: 'user', content: text });
+      // Images outside tool results (prompted tool calls put them after the result text).
+      const images = blocks.filter((b) => b.type === 'image' && b.source?.type === 'base64').map((b) => `data:${b.source.media_type};base64,${b.source.data}`);
+      if (images.length) out.push({ role: 'user', content: [{ type: 'text', text }, ...images.map((url) => ({ type: 'image_url', image_url: { url } }))] });
+      else if (text) out.push({ role: 'user', content: text });
     } else {
       const calls = blocks.filter((b) => b.type === 'tool_use').map((b) => ({ id: b.id, function: { name: b.name, arguments: JSON.stringify(b.input) } }));
       out.push({ role: 'assistant', content: blocks.filter((b) => b.type === 'text').map((b) => b.text).join(''), ...(calls.length ? { tool_calls: calls } : {}) });

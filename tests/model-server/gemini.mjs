@@ -12,6 +12,7 @@ const ERRORS = {
   overloaded: [503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'],
   context: [400, 'INVALID_ARGUMENT', 'The input token count (5210) exceeds the maximum number of tokens allowed (4000).'],
   tools: [400, 'INVALID_ARGUMENT', 'Function calling is not enabled for this model.'],
+  signature: [400, 'INVALID_ARGUMENT', 'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:tool` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.'],
   server: [500, 'INTERNAL', 'An internal error has occurred.'],
 };
 
@@ -27,21 +28,42 @@ function normalize(body) {
   for (const c of body.contents ?? []) {
     const parts = c.parts ?? [];
     if (c.role === 'model') {
-      const calls = parts.filter((p) => p.functionCall).map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) } }));
+      const calls = parts
+        .filter((p) => p.functionCall)
+        .map((p) => ({ function: { name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) }, ...(p.thoughtSignature ? { thoughtSignature: p.thoughtSignature } : {}) }));
       out.push({ role: 'assistant', content: parts.map((p) => p.text ?? '').join(''), ...(calls.length ? { tool_calls: calls } : {}) });
     } else {
-      for (const p of parts.filter((p) => p.functionResponse)) {
-        out.push({ role: 'tool', name: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) });
+      const image = (p) => ({ mediaType: p.inlineData.mimeType, data: p.inlineData.data });
+      const responses = parts.filter((p) => p.functionResponse);
+      for (const p of responses) {
+        const images = (p.functionResponse.parts ?? []).filter((q) => q.inlineData).map(image);
+        out.push({ role: 'tool', name: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response), ...(images.length ? { images } : {}) });
       }
-      const text = parts.map((p) => p.text ?? '').join('');
-      if (text) out.push({ role: 'user', content: text });
+      // Gemini 2.x: images beside the function responses (with a line of text the SDK adds).
+      const beside = parts.filter((p) => p.inlineData);
+      if (responses.length && beside.length) (out.at(-1).images ??= []).push(...beside.map(image));
+      const text = parts.filter((p) => !(responses.length && /^Tool executed successfully and returned this/.test(p.text ?? ''))).map((p) => p.text ?? '').join('');
+      if (beside.length && !responses.length) out.push({ role: 'user', content: [{ type: 'text', text }, ...beside.map((p) => ({ type: 'image_url', image_url: { url: `data:${p.inlineData.mimeType};base64,${p.inlineData.data}` } }))] });
+      else if (text) out.push({ role: 'user', content: text });
     }
   }
   return out;
 }
 
+/** Gemini 3's check: every model turn's first function call carries its thought signature (or the documented skip value). */
+function unsigned(body) {
+  return (body.contents ?? []).some((c) => {
+    if (c.role !== 'model') return false;
+    const first = (c.parts ?? []).find((p) => p.functionCall);
+    return first && typeof first.thoughtSignature !== 'string';
+  });
+}
+
 /**
- * @param {{ port?: number, script?: any, apiKey?: string, contextLimit?: number,
+ * With `signatures`, the server behaves like a Gemini 3 model: each function call it sends has a
+ * `thoughtSignature` (the reply's `thoughtSignature`, else one made up), and a request whose model
+ * turns carry a function call without one is refused as Gemini 3 refuses it.
+ * @param {{ port?: number, script?: any, apiKey?: string, contextLimit?: number, signatures?: boolean,
  *   models?: Array<{ name: string, inputTokenLimit?: number }> }} [options]
  */
 export function startGeminiServer(options = {}) {
@@ -67,6 +89,7 @@ export function startGeminiServer(options = {}) {
     const reply = await ctx.run(request);
     if (!keyOk) return sendError(res, 'auth');
     if (options.contextLimit && estimateTokens({ s: body.systemInstruction, c: body.contents, t: body.tools }) > options.contextLimit) return sendError(res, 'context');
+    if (options.signatures && unsigned(body)) return sendError(res, 'signature');
     if (reply.error) return sendError(res, reply.error);
     if (reply.status >= 400) return json(res, reply.status, reply.errorBody ?? geminiError('server').body);
 
@@ -84,7 +107,10 @@ export function startGeminiServer(options = {}) {
       if (reply.delayMs) await sleep(reply.delayMs);
     };
     const texts = pieces(reply.text ?? '', reply.chunkSize);
-    const calls = (reply.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments ?? {} } }));
+    const calls = (reply.toolCalls ?? []).map((c, i) => {
+      const signature = c.thoughtSignature ?? (options.signatures && i === 0 ? Buffer.from(`signature of ${c.name} #${ctx.nextId()}`).toString('base64') : undefined);
+      return { functionCall: { name: c.name, args: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments ?? {} }, ...(signature ? { thoughtSignature: signature } : {}) };
+    });
     if (reply.malformed) {
       res.write('data: {"candidates": [{"content": {"parts": [{"text": "Hel\r\n\r\n');
       res.end();

@@ -5,7 +5,7 @@ import type { Reply, Script, ScriptRequest } from './server.mjs';
 export type ErrorMode = 'auth' | 'not_found' | 'rate_limit' | 'overloaded' | 'context' | 'tools' | 'server';
 export type ProviderReply = Reply & { error?: ErrorMode; streamError?: ErrorMode };
 export function ollamaError(kind: ErrorMode): { status: number; body: unknown };
-export function startOllamaServer(options?: { port?: number; script?: Script; apiKey?: string; contextLength?: number; contextLimit?: number; noTools?: boolean; capabilities?: boolean; models?: string[] }): Promise<{
+export function startOllamaServer(options?: { port?: number; script?: Script; apiKey?: string; contextLength?: number; contextLimit?: number; noTools?: boolean; capabilities?: boolean; vision?: boolean; models?: string[] }): Promise<{
   port: number;
   url: string;
   requests: ScriptRequest[];

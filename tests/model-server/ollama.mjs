@@ -2,7 +2,8 @@
 // object a line: message.content pieces, message.tool_calls with arguments as an object, a last
 // line with done: true, done_reason and the eval counts), `GET /api/tags`, `POST /api/show`
 // (model_info with "<arch>.context_length", capabilities), and its error bodies ({error: "…"}).
-// With `noTools`, a model refuses `tools` the way Ollama does ("… does not support tools").
+// With `noTools`, a model refuses `tools` the way Ollama does ("… does not support tools"); with
+// `vision`, `/api/show` lists the "vision" capability (a model that reads `images`).
 
 import { estimateTokens, json, pieces, readBody, scriptRequest, sleep, startScriptedServer } from './wire.mjs';
 
@@ -23,7 +24,7 @@ export function ollamaError(kind) {
 
 /**
  * @param {{ port?: number, script?: any, apiKey?: string, contextLength?: number, noTools?: boolean,
- *   capabilities?: boolean, contextLimit?: number, models?: string[] }} [options]
+ *   capabilities?: boolean, vision?: boolean, contextLimit?: number, models?: string[] }} [options]
  */
 export function startOllamaServer(options = {}) {
   const shows = [];
@@ -42,7 +43,7 @@ export function startOllamaServer(options = {}) {
         details: { family: 'llama', parameter_size: '3.2B' },
         model_info: { 'general.architecture': 'llama', 'llama.context_length': options.contextLength ?? 131072, 'llama.embedding_length': 3072 },
         // Servers before 0.6 say nothing about capabilities (`capabilities: false`).
-        ...(options.capabilities === false ? {} : { capabilities: options.noTools ? ['completion'] : ['completion', 'tools'] }),
+        ...(options.capabilities === false ? {} : { capabilities: [...(options.noTools ? ['completion'] : ['completion', 'tools']), ...(options.vision ? ['vision'] : [])] }),
       });
     }
     if (req.method !== 'POST' || url.pathname !== '/api/chat') return json(res, 404, { error: `404 page not found` });

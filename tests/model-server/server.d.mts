@@ -5,6 +5,8 @@ export interface ScriptedToolCall {
   name: string;
   arguments?: object | string;
   id?: string;
+  /** Gemini's signature of the call (`extra_content.google.thought_signature` here, `thoughtSignature` in gemini.mjs). */
+  thoughtSignature?: string;
 }
 export interface Reply {
   text?: string;
@@ -27,8 +29,11 @@ export interface ScriptRequest {
   messages: any[];
   tools: any[];
   toolNames: string[];
+  /** The last message, image carriers skipped (a step's tool result stays `last`). */
   last: any;
   lastUser: any;
+  /** The images of the latest step, whatever the wire format put them in. */
+  images: Array<{ mediaType: string; data: string; callId?: string }>;
   headers: http.IncomingHttpHeaders;
   receivedAt: number;
   lastByteAt?: number;
@@ -37,6 +42,9 @@ export interface ScriptRequest {
 }
 export type Script = (request: ScriptRequest) => Reply | Promise<Reply>;
 export function contentText(message: unknown): string;
+export function messageImages(message: unknown): Array<{ mediaType: string; data: string; callId?: string }>;
+export function isImageCarrier(message: unknown): boolean;
+export function scriptView(messages: any[]): { last: any; lastUser: any; images: Array<{ mediaType: string; data: string; callId?: string }> };
 export const defaultScript: Script;
 export function startModelServer(options?: { port?: number; script?: Script; apiKey?: string }): Promise<{
   port: number;

@@ -9,7 +9,7 @@
 import http from 'node:http';
 
 /**
- * @typedef {{ name: string, arguments?: object | string, id?: string }} ScriptedToolCall
+ * @typedef {{ name: string, arguments?: object | string, id?: string, thoughtSignature?: string }} ScriptedToolCall
  * @typedef {{
  *   text?: string,
  *   toolCalls?: ScriptedToolCall[],
@@ -31,6 +31,7 @@ import http from 'node:http';
  *   toolNames: string[],
  *   last: any,
  *   lastUser: any,
+ *   images: Array<{ mediaType: string, data: string, callId?: string }>,
  *   headers: http.IncomingHttpHeaders,
  *   receivedAt: number,
  *   lastByteAt?: number,
@@ -40,6 +41,53 @@ import http from 'node:http';
  */
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The line before each image Sidequest moves out of a step's tool results (core/agent/tool-images.ts). */
+const CARRIER_LINE = /^Image \d+ of \d+ returned by the call (\S+) \(/;
+
+/**
+ * The images a message carries, in one shape for every wire format: `{ mediaType, data, callId? }`
+ * from Chat Completions `image_url` parts (`callId` from the line before each), Ollama's
+ * `images`, or what a provider server put on a normalized tool message (`images`).
+ */
+export function messageImages(message) {
+  if (!message) return [];
+  if (message.role === 'tool') return message.images ?? [];
+  const out = [];
+  if (Array.isArray(message.content)) {
+    let callId;
+    for (const part of message.content) {
+      if (part?.type === 'text') callId = CARRIER_LINE.exec(part.text)?.[1];
+      const url = part?.type === 'image_url' ? part.image_url?.url : undefined;
+      const match = typeof url === 'string' ? /^data:([^;]+);base64,(.*)$/s.exec(url) : null;
+      if (match) out.push({ mediaType: match[1], data: match[2], ...(callId ? { callId } : {}) });
+    }
+  }
+  if (Array.isArray(message.images)) {
+    const callIds = [...contentText(message).matchAll(new RegExp(CARRIER_LINE.source, 'gm'))].map((m) => m[1]);
+    message.images.forEach((data, i) => out.push({ mediaType: data.startsWith('/9j/') ? 'image/jpeg' : 'image/png', data, ...(callIds[i] ? { callId: callIds[i] } : {}) }));
+  }
+  return out;
+}
+
+/** A user message that only carries the images of the step's tool results (what scripts skip as `last`/`lastUser`). */
+export function isImageCarrier(message) {
+  return message?.role === 'user' && messageImages(message).length > 0 && CARRIER_LINE.test(contentText(message).trim());
+}
+
+/**
+ * What a script reads of the messages: `last` and `lastUser` skip image carriers (so a tool
+ * result is still `last`), and `images` are those of the latest step (after the last assistant message).
+ */
+export function scriptView(messages) {
+  const real = messages.filter((m) => !isImageCarrier(m));
+  const step = messages.slice(messages.findLastIndex((m) => m.role === 'assistant') + 1);
+  return {
+    last: real.at(-1),
+    lastUser: [...real].reverse().find((m) => m.role === 'user'),
+    images: step.flatMap((m) => messageImages(m)),
+  };
+}
 
 /** The text of a message's content, whatever its shape. */
 export function contentText(message) {
@@ -120,8 +168,7 @@ export async function startModelServer(options = {}) {
       messages,
       tools,
       toolNames: tools.map((t) => t.function?.name).filter(Boolean),
-      last: messages.at(-1),
-      lastUser: [...messages].reverse().find((m) => m.role === 'user'),
+      ...scriptView(messages),
       headers: req.headers,
       receivedAt,
     };
@@ -160,6 +207,8 @@ export async function startModelServer(options = {}) {
       id: c.id ?? `call_${++callCounter}`,
       type: 'function',
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+      // Gemini's OpenAI-compatible endpoint signs calls this way.
+      ...(c.thoughtSignature ? { extra_content: { google: { thought_signature: c.thoughtSignature } } } : {}),
     };
   }
 
@@ -210,7 +259,7 @@ export async function startModelServer(options = {}) {
     if (reply.hang) return; // Never finishes: the client has to stop it.
     const calls = (reply.toolCalls ?? []).map((c) => toolCall(c));
     for (const [index, call] of calls.entries()) {
-      await send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+      await send(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' }, ...(call.extra_content ? { extra_content: call.extra_content } : {}) }] }));
       const args = call.function.arguments;
       const half = Math.ceil(args.length / 2);
       for (const piece of [args.slice(0, half), args.slice(half)]) {

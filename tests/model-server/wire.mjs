@@ -4,7 +4,7 @@
 // system/user/assistant/tool, `toolNames`), so one script drives any provider.
 
 import http from 'node:http';
-import { defaultScript } from './server.mjs';
+import { defaultScript, scriptView } from './server.mjs';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -110,8 +110,7 @@ export function scriptRequest(body, messages, toolNames, headers) {
     messages,
     tools: body.tools ?? [],
     toolNames,
-    last: messages.at(-1),
-    lastUser: [...messages].reverse().find((m) => m.role === 'user'),
+    ...scriptView(messages),
     headers,
     receivedAt: performance.now(),
   };

@@ -12,5 +12,5 @@ export const anthropic = defineProvider({
   needsKey: true,
   presets: [{ id: 'anthropic', name: 'Anthropic', baseUrl: BASE_URL, model: 'claude-sonnet-4-5' }],
   // Every current Claude model reads at least 200k tokens; the API does not say per request.
-  capabilities: { tools: true, vision: true, contextWindow: 200_000 },
+  capabilities: { tools: true, toolImages: 'in-result', contextWindow: 200_000 },
 });

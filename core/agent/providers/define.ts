@@ -18,6 +18,9 @@ export interface ProviderPreset {
   model: string;
 }
 
+/** Where a provider type's requests carry the images of tool results. */
+export type ToolImageMode = 'in-result' | 'as-user-message' | 'none';
+
 /** What every model behind a provider type can do, as far as Sidequest needs to know. */
 export interface ProviderCapabilities {
   /**
@@ -25,8 +28,13 @@ export interface ProviderCapabilities {
    * True: native calls, switched to prompted ones when the provider refuses tools or the model says it has none.
    */
   tools: boolean;
-  /** The model sees images that tools return (screenshots) in tool results; false: they are withheld (`tool-images.ts`). */
-  vision: boolean;
+  /**
+   * How images that tools return (screenshots) reach the models of this type (`tool-images.ts`):
+   * in the tool result, in a user message after the step's results (wire formats whose tool
+   * messages hold text only), or not at all (a note says they were left out). A profile may still
+   * say its model sees none ("Model sees images: No"), and on Auto a known text-only model gets none.
+   */
+  toolImages: ToolImageMode;
   /** Tokens of context to assume when neither the provider nor the profile says (`context-window.ts`). */
   contextWindow?: number;
 }

@@ -12,5 +12,5 @@ export const google = defineProvider({
   needsKey: true,
   presets: [{ id: 'google', name: 'Google Gemini', baseUrl: BASE_URL, model: 'gemini-2.5-flash' }],
   // The window comes from the model's entry in the provider's list (`inputTokenLimit`).
-  capabilities: { tools: true, vision: true },
+  capabilities: { tools: true, toolImages: 'in-result' },
 });

@@ -3,9 +3,9 @@ import { withContextWindow } from '../context-window';
 import { ProviderError, runError } from '../errors';
 import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '../provider';
-import { withholdToolImages } from '../tool-images';
+import { toolImagesFor, withToolImages } from '../tool-images';
 import { HttpError, type ModelInfo } from './common';
-import type { ProviderClient, ProviderDefinition } from './define';
+import type { ProviderClient, ProviderDefinition, ToolImageMode } from './define';
 import { providerOf, type ProviderType } from './list';
 
 // The background's side of provider types: each listed type's client is `<type>-client.ts` in
@@ -27,14 +27,24 @@ function partsOf(config: ProviderConfig): { provider: ProviderDefinition<Provide
   return { provider, client };
 }
 
+/** The provider type's own client for a profile. */
+function providerClient(config: ProviderConfig): ModelClient {
+  return partsOf(config).client.createClient(config);
+}
+
+/** How tool images reach the profile's model (`tool-images.ts`), asked once, when first needed. */
+function imageMode(model: ModelClient): () => Promise<ToolImageMode> {
+  let mode: Promise<ToolImageMode> | undefined;
+  return () => (mode ??= toolImagesFor(model.config, model));
+}
+
 /**
- * The model client for a profile's provider type, images in tool results withheld where the type
- * has no vision. Throws `ProviderError` when it cannot be built (no key, unsafe address).
+ * The model client for a profile's provider type, with the images of tool results where its
+ * model reads them (or a note). Throws `ProviderError` when it cannot be built (no key, unsafe address).
  */
 export function createModelClient(config: ProviderConfig): ModelClient {
-  const { provider, client } = partsOf(config);
-  const model = client.createClient(config);
-  return provider.capabilities.vision ? model : withholdToolImages(model);
+  const model = providerClient(config);
+  return withToolImages(model, imageMode(model));
 }
 
 /** Where the agent's client says something to the conversation: prompted tool calls began, the context was shortened. */
@@ -48,13 +58,17 @@ export type NoticeKind = 'prompted-tools' | 'context';
  */
 export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): ModelClient {
   const { capabilities } = providerOf(config.type);
-  const tools = withPromptedTools(createModelClient(config), {
+  const model = providerClient(config);
+  // Images are shaped before prompted tool calls turn results into text (which keeps them as image parts).
+  const tools = withPromptedTools(model, {
     prompted: config.toolMode === 'prompted' || !capabilities.tools,
     onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE, true),
   });
-  return withContextWindow(tools, {
+  const images = imageMode(model);
+  return withContextWindow(withToolImages(tools, images), {
     contextLength: config.contextLength ?? capabilities.contextWindow,
     onCompact: (words, once) => notice?.('context', words, once),
+    imagesSent: async () => (await images()) !== 'none',
   });
 }
 

@@ -18,11 +18,13 @@ function authHeaders(config: ProviderConfig): Record<string, string> {
   return config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {};
 }
 
-/** What `/api/show` says about a model: its context length and whether it can call tools. */
+/** What `/api/show` says about a model: its context length, whether it can call tools and see images. */
 export interface OllamaModelDetails {
   contextLength?: number;
   /** `capabilities` lists "tools"; undefined when the server is too old to say. */
   tools?: boolean;
+  /** `capabilities` lists "vision"; undefined when the server is too old to say. */
+  images?: boolean;
 }
 
 /** `POST /api/show {model}`: the context length is `model_info["<architecture>.context_length"]`. */
@@ -39,6 +41,7 @@ export async function showOllamaModel(config: ProviderConfig, signal?: AbortSign
   return {
     contextLength: Number.isFinite(length) && length > 0 ? length : undefined,
     tools: Array.isArray(body.capabilities) ? body.capabilities.includes('tools') : undefined,
+    images: Array.isArray(body.capabilities) ? body.capabilities.includes('vision') : undefined,
   };
 }
 
@@ -68,6 +71,9 @@ export function createOllamaClient(config: ProviderConfig): ModelClient {
     },
     async supportsTools() {
       return (await show()).tools;
+    },
+    async supportsImages() {
+      return (await show()).images;
     },
   };
 }

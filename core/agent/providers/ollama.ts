@@ -14,6 +14,7 @@ export const ollama = defineProvider({
   keyHint: said('provider.apiKeyOllama'),
   numCtx: true,
   presets: [{ id: 'ollama', name: said('provider.presetOllamaNative'), baseUrl: BASE_URL, model: 'llama3.2' }],
-  // Whether the model calls tools, and its window, come from `/api/show` per model.
-  capabilities: { tools: true, vision: false },
+  // Whether the model calls tools and sees images, and its window, come from `/api/show` per
+  // model; tool messages hold text only, so images go in a user message's `images`.
+  capabilities: { tools: true, toolImages: 'as-user-message' },
 });

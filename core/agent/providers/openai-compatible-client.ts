@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
 import { defineProviderClient } from './define';
@@ -20,7 +21,17 @@ export function createOpenAICompatibleClient(config: ProviderConfig): ModelClien
         includeUsage: true,
         fetch,
       }).chatModel(config.model),
+    toolCallMetadata: replayableMetadata,
   });
+}
+
+/**
+ * Gemini's OpenAI-compatible endpoint signs tool calls (`extra_content.google.thought_signature`):
+ * the package reports the signature under its own name but sends back `google.thoughtSignature`.
+ */
+function replayableMetadata(metadata: SharedV3ProviderMetadata): SharedV3ProviderMetadata | undefined {
+  const signature = metadata['openai-compatible']?.thoughtSignature;
+  return typeof signature === 'string' ? { google: { thoughtSignature: signature } } : undefined;
 }
 
 interface OpenAIModelList {

@@ -19,7 +19,7 @@ export const openaiCompatible = defineProvider({
     { id: 'openrouter', name: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', model: 'openai/gpt-4o-mini' },
     { id: 'deepseek', name: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', model: 'deepseek-chat' },
   ],
-  // Chat Completions tool messages carry text only. The window is whatever the server lists
-  // (OpenRouter, vLLM), else the profile's.
-  capabilities: { tools: true, vision: false },
+  // Chat Completions tool messages carry text only: images go in a user message (`image_url`).
+  // The window is whatever the server lists (OpenRouter, vLLM), else the profile's.
+  capabilities: { tools: true, toolImages: 'as-user-message' },
 });

@@ -1,4 +1,4 @@
-import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderMetadata, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeProviderError, ProviderError } from '../errors';
 import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
 import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
@@ -47,6 +47,8 @@ export interface SdkClientOptions {
   providerOptions?(): Promise<SharedV3ProviderOptions | undefined>;
   /** What the protocol is called in error messages. */
   protocol: string;
+  /** A tool call's provider metadata as the package reads it back in `providerOptions` (where the two differ). */
+  toolCallMetadata?(metadata: SharedV3ProviderMetadata): SharedV3ProviderMetadata | undefined;
   /** True when the finish part shows the answer was cut short (a stream that ended without its last event). */
   incomplete?(finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }>): boolean;
 }
@@ -101,7 +103,8 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
             if (part.delta) yield { type: 'text', text: part.delta };
           } else if (part.type === 'tool-call') {
             const { input, invalid } = parseToolInput(part.input);
-            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid };
+            const metadata = part.providerMetadata && (options.toolCallMetadata ? options.toolCallMetadata(part.providerMetadata) : part.providerMetadata);
+            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid, ...(metadata && { providerMetadata: metadata }) };
           } else if (part.type === 'finish') {
             if (options.incomplete?.(part)) {
               failure ??= new InvalidResponseDataError({ data: null, message: `The ${options.protocol} answer ended before its last event.` });
