@@ -77,6 +77,8 @@ export interface BridgeOptions {
   webmcp?: boolean;
   /** Find `<form toolname>` tools and follow changes to them (default true). */
   declarative?: boolean;
+  /** Time limits for a WebMCP runtime the page installs itself (tests shorten them). */
+  pageRuntime?: { listTimeoutMs?: number; callTimeoutMs?: number };
 }
 
 /** The bridge's mutable state, shared by its sections. */
@@ -92,6 +94,9 @@ export interface BridgeState {
   disposed: boolean;
   /** Fires `toolchange` on the provided `document.modelContext` (set by the WebMCP section). */
   fireToolChange: () => void;
+  /** The `document.modelContext` the bridge provided or wraps (a native one), and its `navigator.modelContext`. */
+  ownContext?: object;
+  legacyContext?: object;
 }
 
 /** What each section of the bridge takes. */
