@@ -62,6 +62,7 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
   const running = new I.Map<string, (reason: unknown) => void>();
   let lastPosted = '';
   let announcePending = false;
+  let toolchangeWanted = false;
   let generation = 0;
 
   const ctx: BridgeContext = {
@@ -81,7 +82,8 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
       else I.logError(`[Sidequest page tools] ${text}`, value);
     },
     /** WebMCP changes are posted at the end of the current task: at once, and once per batch; `toolchange` fires a task later. */
-    announceChange(): void {
+    announceChange(toolchange = true): void {
+      if (toolchange) toolchangeWanted = true;
       if (announcePending) return;
       announcePending = true;
       I.queueMicrotask(() => {
@@ -89,7 +91,11 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
         postList({ groups: currentGroups(), problems: I.slice(state.formProblems), reason: 'webmcp', discoveryMs: 0 });
         frames.notifyParent();
       });
-      void I.then(I.macrotask(), () => state.fireToolChange());
+      void I.then(I.macrotask(), () => {
+        if (!toolchangeWanted) return;
+        toolchangeWanted = false;
+        state.fireToolChange();
+      });
     },
     resultOf(value: unknown): WireCallResult {
       const failure = errorShaped(value, I);

@@ -231,7 +231,12 @@ export function createPageWebMcp(ctx: BridgeContext, options: PageWebMcpOptions 
     heard.set(target, true);
     const onChange = () => {
       if (state.disposed) return;
-      void I.then(refresh([]), () => ctx.announceChange());
+      const before = signature();
+      // Posted only when its list changed, and without a `toolchange` on ours: MCP-B answers ours
+      // with one of its own, and the two would echo each other forever.
+      void I.then(refresh([]), () => {
+        if (signature() !== before) ctx.announceChange(false);
+      });
     };
     try {
       if (target instanceof I.EventTarget) I.listen(target, 'toolchange', onChange);
@@ -302,6 +307,10 @@ export function createPageWebMcp(ctx: BridgeContext, options: PageWebMcpOptions 
     } finally {
       reading = undefined;
     }
+  }
+
+  function signature(): string {
+    return I.stringify(I.map(valuesOf(I, tools), (tool) => tool.wire)) ?? '';
   }
 
   function groups(): WireGroup[] {

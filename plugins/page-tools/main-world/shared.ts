@@ -111,8 +111,11 @@ export interface BridgeContext {
   post(message: MainToIsolated): void;
   /** Adds a problem to `list` and logs it in the page's console. */
   problem(list: string[], text: string, value?: unknown): void;
-  /** WebMCP or form tools changed: posts the list at the end of this task, `toolchange` a task later. */
-  announceChange(): void;
+  /**
+   * WebMCP or form tools changed: posts the list at the end of this task, `toolchange` on our
+   * `modelContext` a task later (not with `toolchange` false: a page runtime's own tools changed).
+   */
+  announceChange(toolchange?: boolean): void;
   /** A value the page gave as a result: an element becomes its reference; `{error}` is a failure. */
   resultOf(value: unknown): WireCallResult;
 }

@@ -3,7 +3,8 @@
 import '@mcp-b/global';
 
 const cart = [];
-window.__mcpb = { cart };
+window.__mcpb = { cart, toolchanges: 0 };
+document.modelContext.addEventListener('toolchange', () => window.__mcpb.toolchanges++);
 
 async function register() {
   await document.modelContext.registerTool({
