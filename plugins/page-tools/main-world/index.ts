@@ -1,7 +1,8 @@
 /**
  * The page side of page tools, run in the page's MAIN world at document_start (before the page's
  * own scripts): discovery of `devtoolstooldiscovery` groups (`discovery.ts`), the WebMCP
- * `modelContext` API where the browser has none (`webmcp.ts`), declarative forms (`forms.ts`),
+ * `modelContext` API where the browser has none (`webmcp.ts`), a WebMCP runtime the page installs
+ * over it (`page-webmcp.ts`), declarative forms (`forms.ts`),
  * same-origin frames (`frames.ts`), executing tools in the page and making results JSON-safe
  * (`results.ts`). This file wires them: lists, calls, the relay's messages, route changes.
  *
