@@ -73,8 +73,9 @@ export function pageRuntime(ctx: BridgeContext): Record<string, unknown> | undef
 
 /**
  * Makes `window.originAgentCluster` read true while a page-installed WebMCP runtime is on
- * `document.modelContext`, in a document that is not origin-keyed (Firefox's default); see the
- * file's comment. Does nothing where the browser says true already or where the page froze it.
+ * `document.modelContext` (or `navigator.modelContext`; MCP-B puts it on both), in a document that
+ * is not origin-keyed (Firefox's default); see the file's comment. Does nothing where the browser
+ * says true already, or where the property cannot be redefined.
  */
 export function installAgentClusterShim(ctx: BridgeContext): void {
   const { I, win } = ctx;
@@ -112,7 +113,7 @@ export function installAgentClusterShim(ctx: BridgeContext): void {
   }
 }
 
-/** `promise`'s value, or TIMED_OUT after `ms`, or `abortedWith` once `signal` aborts; never rejects unless the promise does. */
+/** `promise`'s value, or TIMED_OUT after `ms`; rejects with the promise's error or, once `signal` aborts, with its reason. */
 function within<T>(I: Intrinsics, promise: unknown, ms: number, signal?: AbortSignal): Promise<T | typeof TIMED_OUT> {
   return new I.Promise<T | typeof TIMED_OUT>((resolve, reject) => {
     const timer = I.setTimeout(() => resolve(TIMED_OUT), ms);
