@@ -1,7 +1,8 @@
 /**
  * The page side of page tools, run in the page's MAIN world at document_start (before the page's
  * own scripts): discovery of `devtoolstooldiscovery` groups (`discovery.ts`), the WebMCP
- * `modelContext` API where the browser has none (`webmcp.ts`), declarative forms (`forms.ts`),
+ * `modelContext` API where the browser has none (`webmcp.ts`), a WebMCP runtime the page installs
+ * over it (`page-webmcp.ts`), declarative forms (`forms.ts`),
  * same-origin frames (`frames.ts`), executing tools in the page and making results JSON-safe
  * (`results.ts`). This file wires them: lists, calls, the relay's messages, route changes.
  *
@@ -27,6 +28,7 @@ import { createFrames } from './frames';
 import { captureIntrinsics, type Intrinsics, type PageWindow } from './intrinsics';
 import { errorShaped, serializeResult } from './results';
 import { BRIDGE_KEY, errorText, isObject, own, type BridgeContext, type BridgeOptions, type BridgeState, type MainWorldBridge } from './shared';
+import { createPageWebMcp, installAgentClusterShim } from './page-webmcp';
 import { installWebMcp, webmcpGroups } from './webmcp';
 
 export { LIMITS, WEBMCP_NAME, BRIDGE_KEY, type MainWorldBridge, type BridgeOptions } from './shared';
@@ -61,6 +63,7 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
   const running = new I.Map<string, (reason: unknown) => void>();
   let lastPosted = '';
   let announcePending = false;
+  let toolchangeWanted = false;
   let generation = 0;
 
   const ctx: BridgeContext = {
@@ -80,7 +83,8 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
       else I.logError(`[Sidequest page tools] ${text}`, value);
     },
     /** WebMCP changes are posted at the end of the current task: at once, and once per batch; `toolchange` fires a task later. */
-    announceChange(): void {
+    announceChange(toolchange = true): void {
+      if (toolchange) toolchangeWanted = true;
       if (announcePending) return;
       announcePending = true;
       I.queueMicrotask(() => {
@@ -88,7 +92,11 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
         postList({ groups: currentGroups(), problems: I.slice(state.formProblems), reason: 'webmcp', discoveryMs: 0 });
         frames.notifyParent();
       });
-      void I.then(I.macrotask(), () => state.fireToolChange());
+      void I.then(I.macrotask(), () => {
+        if (!toolchangeWanted) return;
+        toolchangeWanted = false;
+        state.fireToolChange();
+      });
     },
     resultOf(value: unknown): WireCallResult {
       const failure = errorShaped(value, I);
@@ -98,9 +106,11 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
   };
   const frames = createFrames(ctx, (reason) => void discover(reason));
   const forms = createForms(ctx);
+  // A WebMCP runtime the page installs over ours (MCP-B): read through its own API.
+  const pageWebMcp = createPageWebMcp(ctx, options.pageRuntime);
 
   function currentGroups(): WireGroup[] {
-    return I.concat(state.lastDevtoolsGroups, webmcpGroups(ctx), state.frameGroups);
+    return I.concat(state.lastDevtoolsGroups, webmcpGroups(ctx), pageWebMcp.groups(), state.frameGroups);
   }
 
   async function discover(reason: string, requestId?: string): Promise<WireToolList> {
@@ -109,6 +119,7 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
     const problems: string[] = [];
     const { groups, live } = await discoverDevtools(ctx, problems);
     if (options.declarative !== false) forms.scan();
+    if (options.webmcp !== false) await pageWebMcp.refresh(problems);
     const frameGroups = await frames.discover(problems);
     // Two discoveries may overlap (a route change during a refresh): the newest one wins.
     if (mine === generation) {
@@ -135,6 +146,15 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
   async function call(key: string, input: Record<string, unknown>, callId?: string, onStatus?: (status: WireCallStatus) => void): Promise<WireCallResult> {
     const viaFrame = frames.call(key, input, callId, onStatus, running);
     if (viaFrame) return await viaFrame;
+    if (I.startsWith(key, 'pw:')) {
+      const controller = new I.AbortController();
+      if (callId) running.set(callId, (reason) => I.abort(controller, reason));
+      try {
+        return await pageWebMcp.call(key, input, I.signalOf(controller))!;
+      } finally {
+        if (callId) running.delete(callId);
+      }
+    }
     const live = state.devtoolsTools.get(key);
     const web = I.startsWith(key, 'wm:') ? state.webmcpTools.get(I.strSlice(key, 3)) : undefined;
     const form = I.startsWith(key, 'df:') ? state.formTools.get(key) : undefined;
@@ -195,7 +215,10 @@ export function installMainWorldBridge(win: PageWindow, options: BridgeOptions =
 
   const doc = win.document;
   if (isTop) I.listen(win, TO_MAIN_EVENT, onMessage);
-  if (options.webmcp !== false) installWebMcp(ctx);
+  if (options.webmcp !== false) {
+    installWebMcp(ctx);
+    installAgentClusterShim(ctx);
+  }
   let stopForms = () => {};
   if (options.declarative !== false) {
     forms.installSubmitEventApi();

@@ -77,6 +77,8 @@ export interface BridgeOptions {
   webmcp?: boolean;
   /** Find `<form toolname>` tools and follow changes to them (default true). */
   declarative?: boolean;
+  /** Time limits for a WebMCP runtime the page installs itself (tests shorten them). */
+  pageRuntime?: { listTimeoutMs?: number; callTimeoutMs?: number };
 }
 
 /** The bridge's mutable state, shared by its sections. */
@@ -92,6 +94,9 @@ export interface BridgeState {
   disposed: boolean;
   /** Fires `toolchange` on the provided `document.modelContext` (set by the WebMCP section). */
   fireToolChange: () => void;
+  /** The `document.modelContext` the bridge provided or wraps (a native one), and its `navigator.modelContext`. */
+  ownContext?: object;
+  legacyContext?: object;
 }
 
 /** What each section of the bridge takes. */
@@ -106,8 +111,11 @@ export interface BridgeContext {
   post(message: MainToIsolated): void;
   /** Adds a problem to `list` and logs it in the page's console. */
   problem(list: string[], text: string, value?: unknown): void;
-  /** WebMCP or form tools changed: posts the list at the end of this task, `toolchange` a task later. */
-  announceChange(): void;
+  /**
+   * WebMCP or form tools changed: posts the list at the end of this task, `toolchange` on our
+   * `modelContext` a task later (not with `toolchange` false: a page runtime's own tools changed).
+   */
+  announceChange(toolchange?: boolean): void;
   /** A value the page gave as a result: an element becomes its reference; `{error}` is a failure. */
   resultOf(value: unknown): WireCallResult;
 }

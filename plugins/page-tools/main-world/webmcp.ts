@@ -203,6 +203,7 @@ export function installWebMcp(ctx: BridgeContext): void {
   if (doc.modelContext && typeof doc.modelContext.registerTool === 'function') {
     // A native implementation: keep it, and see what the page registers through it.
     const native = doc.modelContext;
+    state.ownContext = native;
     const nativeRegister = native.registerTool as AnyFn;
     native.registerTool = function (this: unknown, tool: unknown, opts?: { signal?: AbortSignal; exposedTo?: unknown }) {
       const result = I.apply(nativeRegister, this, [tool, opts]);
@@ -287,6 +288,7 @@ export function installWebMcp(ctx: BridgeContext): void {
       enumerable: true,
     }));
     I.defineProperty(context, I.toStringTag, own({ value: 'ModelContext' }));
+    state.ownContext = context;
     I.defineProperty(doc, 'modelContext', own({ value: context, configurable: true, enumerable: false, writable: false }));
   }
 
@@ -318,6 +320,7 @@ export function installWebMcp(ctx: BridgeContext): void {
       /** Some pages read their tools back from here too. */
       getTools: () => I.resolve(toolListForPage(ctx)),
     };
+    state.legacyContext = legacy;
     I.defineProperty(nav, 'modelContext', own({ value: legacy, configurable: true, enumerable: false, writable: false }));
   }
 }
