@@ -59,8 +59,15 @@ export async function fakePage(url = 'https://shop.example/cart', extra: Record<
     control: {
       beforeAction: async (tabId) => {
         page.log.push(`before:${tabId}`);
+        return { userHadTab: false };
       },
       dispose: () => undefined,
+      pageChanged: () => undefined,
+      handOver: async () => {
+        throw new Error('The fake page has no user to hand over to.');
+      },
+      pausedIn: () => null,
+      resumeConversation: () => undefined,
     },
   };
   return page;
