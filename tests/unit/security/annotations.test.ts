@@ -71,6 +71,37 @@ const ROWS: Row[] = [
   },
   { label: 'close_tab', tool: 'close_tab', input: (t) => ({ tab_id: t.tab }), expect: { ...ALWAYS_ASKS('destructive'), taints: 'outbound/call' } },
   { label: 'activate_tab', tool: 'activate_tab', input: (t) => ({ tab_id: t.tab }), expect: { ...ALWAYS_ASKS('acting'), taints: 'outbound/call' } },
+  // ——— page actions ———
+  // Reading a page: as reading a tab (its text is private data).
+  ...(['read_page', 'wait_for', 'screenshot'] as const).map((tool) => ({
+    label: tool,
+    tool,
+    input: (t: { tab: number }) => (tool === 'wait_for' ? { tab_id: t.tab, text: 'Done' } : { tab_id: t.tab }),
+    expect: { userTab: 'allow', otherTab: 'read/site', afterRead: 'allow', ownNetwork: 'allow', taints: 'outbound/call' } as const,
+  })),
+  // Acting in a page asks every time (a remembered Always allow may cover it; sensitive ones never).
+  ...([
+    ['click', { ref: 'e1' }],
+    ['fill', { ref: 'e1', text: 'buy milk' }],
+    ['select_option', { ref: 'e1', label: 'Armenia' }],
+    ['press_key', { key: 'Escape' }],
+    ['hover', { ref: 'e1' }],
+    ['scroll', { direction: 'down' }],
+  ] as const).map(([tool, input]) => ({
+    label: tool,
+    tool,
+    input: (t: { tab: number }) => ({ ...input, tab_id: t.tab }),
+    expect: { ...ALWAYS_ASKS('acting'), taints: 'outbound/call' } as const,
+  })),
+  // Loading an address in the tab: the address is a sink, as opening a tab.
+  {
+    label: 'navigate',
+    tool: 'navigate',
+    input: (t) => ({ url: t.url, tab_id: t.tab }),
+    expect: { userTab: 'acting/call', otherTab: 'acting/call', afterRead: 'outbound/call', ownNetwork: 'local/call', taints: 'outbound/call' },
+  },
+  // Handing the tab to the user changes nothing by itself; it reads the page again after.
+  { label: 'hand_over', tool: 'hand_over', input: (t) => ({ tab_id: t.tab, reason: 'Sign in' }), expect: { userTab: 'allow', otherTab: 'read/site', afterRead: 'allow', ownNetwork: 'allow', taints: 'outbound/call' } },
   // ——— web ———
   {
     label: 'web_fetch',
