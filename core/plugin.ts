@@ -97,6 +97,16 @@ export interface PluginContext {
      * ran named. Without a conversation, the user's tab and `boundTab` only.
      */
     tabsInPlay(conversationId: string | undefined, boundTab?: number): Promise<Set<number>>;
+    /**
+     * The conversation's run has ended, however it ended (done, stopped by the user, failed, a step
+     * or token limit): drop what the plugin keeps for that run. Not called for sub-agent loops.
+     */
+    onRunEnd(listener: (conversationId: string) => void | Promise<void>): void;
+    /**
+     * Stops the conversation's run, as the sidebar's Stop does (what was done so far is kept; the
+     * conversation becomes `stopped`). Returns false when it has no run now.
+     */
+    stop(conversationId: string): boolean;
   };
   /**
    * **Delete all data** (Settings → Data): drop everything the plugin keeps outside the core's

@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { installPageAgent } from '@/plugins/page-actions/page/agent';
-import { BAR_PORT, PAGE_AGENT_KEY } from '@/plugins/page-actions/protocol';
+import { BAR_PORT, PAGE_AGENT_KEY, type BarButton } from '@/plugins/page-actions/protocol';
 
 // Injected by the page-actions plugin into a tab's isolated world (top frame) before it reads or
 // acts: installs the page agent once per document. The bar's buttons reach the background through
@@ -10,16 +10,31 @@ export default defineUnlistedScript(() => {
   const key = Symbol.for(PAGE_AGENT_KEY);
   if (holder[key]) return;
   let port: ReturnType<typeof browser.runtime.connect> | undefined;
+  const send = (button: BarButton) => {
+    if (!port) {
+      const opened = browser.runtime.connect({ name: BAR_PORT });
+      opened.onDisconnect.addListener(() => {
+        if (port === opened) port = undefined;
+      });
+      port = opened;
+    }
+    port.postMessage({ button });
+  };
   holder[key] = installPageAgent({
     barButton(button) {
       try {
-        port ??= browser.runtime.connect({ name: BAR_PORT });
-        port.onDisconnect.addListener(() => (port = undefined));
-        port.postMessage({ button });
+        send(button);
       } catch {
+        // The port closed under us (Chrome's worker restarted): one new port, once.
         port = undefined;
+        try {
+          send(button);
+        } catch {
+          port = undefined;
+        }
       }
     },
+    // @wxt-dev/i18n writes nested keys joined by "_" (pageActions.bar.stop → pageActions_bar_stop).
     words: (name) => browser.i18n.getMessage(name.replace(/\./g, '_') as never) || name,
   });
 });

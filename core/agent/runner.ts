@@ -46,6 +46,11 @@ export interface AgentDeps {
   observe?(): LoopObserver;
   /** A run is about to start from this history (the approval gate learns what it involved). */
   beforeRun?(conversation: Conversation, history: StoredMessage[]): void;
+  /**
+   * The conversation's run has ended, however it ended (done, stopped, failed, a limit), after its
+   * status was written and the conversation is no longer running.
+   */
+  afterRun?(conversationId: string): void;
 }
 
 interface Run {
@@ -158,6 +163,11 @@ export class AgentRunner {
       .finally(() => {
         this.runs.delete(conversationId);
         release?.();
+        try {
+          this.deps.afterRun?.(conversationId);
+        } catch (error) {
+          console.warn('[sidequest] a run-end listener failed', error);
+        }
       });
   }
 

@@ -87,6 +87,8 @@ export interface BackgroundContext {
   handle<K extends keyof ProtocolMap>(type: K, handler: Handler<K>): () => void;
   /** Work to do once at start-up, in the order given, after the plugin switches are read; handlers wait for it. */
   onStartup(task: () => Promise<void> | void): void;
+  /** A conversation's run has ended (any way: done, stopped, failed, a limit). */
+  readonly runEnded: Moment<[conversationId: string]>;
   /** A conversation is going away (its run has stopped): drop what is kept for it. */
   readonly conversationDeleted: Moment<[conversationId: string]>;
   /** Delete all data: drop what is kept outside the core's database (before it is emptied). */
@@ -131,6 +133,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     providers.client(conversationId, conversationId ? (kind, words, once) => void addNotice(store, hub, conversationId, kind, words, once) : undefined);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
+  const runEnded = new Moment<[string]>('a listener failed at the end of a run');
   // The approval gate: every agent loop (main agent, sub-agents) is handed it.
   const gate = new ApprovalGate({
     permissions: permissionStore(db),
@@ -169,6 +172,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
             : [],
         ),
       }),
+    afterRun: (conversationId) => void runEnded.run(conversationId),
   });
 
   const handled = new Set<string>();
@@ -208,6 +212,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     getMaxSteps,
     handle,
     onStartup: (task) => void startupTasks.push(task),
+    runEnded,
     conversationDeleted,
     allDataDeleted: new Moment('a plugin failed to delete its data'),
     settingsImported: new Moment('a plugin failed to read the imported settings'),

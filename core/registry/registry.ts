@@ -306,21 +306,23 @@ export class ToolRegistry {
       since = Date.now();
       timer = setTimeout(() => onTimeout(), remaining);
     };
+    // The clock stops while the user is asked or has the tab; it goes on when the last wait ends.
+    const waitForUser = async <T,>(work: Promise<T>): Promise<T> => {
+      if (asking++ === 0) {
+        clearTimeout(timer);
+        remaining = Math.max(0, remaining - (Date.now() - since));
+      }
+      try {
+        return await work;
+      } finally {
+        if (--asking === 0 && !controller.signal.aborted) startClock();
+      }
+    };
     const reach = options.context?.reach;
-    const context: ToolContext = { ...options.context, signal: controller.signal, service };
+    const context: ToolContext = { ...options.context, signal: controller.signal, service, waitForUser };
     if (reach) {
-      context.reach = async (url, how) => {
-        if (asking++ === 0) {
-          clearTimeout(timer);
-          remaining = Math.max(0, remaining - (Date.now() - since));
-        }
-        try {
-          // Bound to this call: a call stopped or timed out withdraws its card.
-          return await reach(url, how, controller.signal);
-        } finally {
-          if (--asking === 0 && !controller.signal.aborted) startClock();
-        }
-      };
+      // Bound to this call: a call stopped or timed out withdraws its card.
+      context.reach = (url, how) => waitForUser(reach(url, how, controller.signal));
     }
     try {
       const outcome = await Promise.race([

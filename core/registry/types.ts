@@ -38,6 +38,12 @@ export interface ToolContext<Service = unknown> {
    * then apply their own rules alone (a local address is refused unless allowed otherwise).
    */
   reach?: (url: string, how: ReachHow, signal?: AbortSignal) => Promise<ReachVerdict>;
+  /**
+   * Waits for `work`, something only the user can finish (they took over the tab, a page waits
+   * for their login): the call's timeout clock stops meanwhile, as it does while a card asks.
+   * Set by the registry for every call it runs.
+   */
+  waitForUser?: <T>(work: Promise<T>) => Promise<T>;
   /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
   service: Service;
 }

@@ -91,3 +91,26 @@ export type BarButton = 'stop' | 'take-over' | 'resume';
 
 /** The port the page agent opens to tell the background about the bar's buttons. */
 export const BAR_PORT = 'sidequest-page-actions-bar';
+
+/** A conversation whose run waits while the user has a tab (Take over, or the agent's hand-over). */
+export interface PausedTab {
+  conversationId: string;
+  tabId: number;
+  /** The tab's site (host name), as the panel shows it. */
+  site: string;
+  /** Why the agent handed the tab over (the model's words, shown as text), if it did. */
+  reason?: string;
+}
+
+declare module '@/core/messaging/protocol' {
+  interface ProtocolMap {
+    /** The tab the conversation's run waits on while the user has it, or null. */
+    getPagePause(data: { conversationId: string }): PausedTab | null;
+    /** The sidebar's Resume: hands the tab back to the conversation's run. */
+    resumePageActions(data: { conversationId: string }): void;
+  }
+  interface UiEventMap {
+    /** A conversation's run paused (the user has a tab) or went on (`paused: null`). */
+    'page-actions-paused': { conversationId: string; paused: PausedTab | null };
+  }
+}

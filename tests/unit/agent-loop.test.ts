@@ -23,6 +23,7 @@ let dbCount = 0;
 
 /** A runner wired like the background's, against the scripted server, with a recording event sink. */
 function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string; maxSteps?: number; baseUrl?: string } = {}) {
+  const ended: Array<{ id: string; running: boolean; status?: string }> = [];
   const store = new ConversationStore(openDb(`test-loop-${++dbCount}`));
   const registry = new ToolRegistry(interpretedValidators);
   const seenAtToolStart: StoredMessage[][] = [];
@@ -68,8 +69,10 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string
     getMaxSteps: async () => maxSteps,
     events: sink,
     observe: () => timer.observe(),
+    // What a run-end listener sees: the run gone, its final status written.
+    afterRun: (id) => ended.push({ id, running: runner.isRunning(id), status: events.filter((e) => e.type === 'conversation').at(-1)?.status as string }),
   });
-  return { store, registry, runner, events, get timings() { return timer.recent(); }, seenAtToolStart };
+  return { store, registry, runner, events, ended, get timings() { return timer.recent(); }, seenAtToolStart };
 }
 
 async function run(ctx: ReturnType<typeof setup>, text: string) {
@@ -206,10 +209,16 @@ describe('AgentRunner', () => {
     expect((answer as AssistantMessage).text.length).toBeGreaterThan(0);
     expect((answer as AssistantMessage).text).not.toBe('one two three four five six');
     expect(ctx.runner.stop(conversation.id)).toBe(false);
+    expect(ctx.ended).toEqual([{ id: conversation.id, running: false, status: 'stopped' }]);
 
     await ctx.runner.resume(conversation.id);
     await ctx.runner.settled(conversation.id);
     expect((await ctx.store.get(conversation.id))?.status).toBe('idle');
+    // Each run's end is told once, after its status was written, however it ended.
+    expect(ctx.ended).toEqual([
+      { id: conversation.id, running: false, status: 'stopped' },
+      { id: conversation.id, running: false, status: 'idle' },
+    ]);
   });
 
   it('refuses a second message while a run is going, and an empty one', async () => {

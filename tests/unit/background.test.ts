@@ -59,4 +59,36 @@ describe('startBackground', () => {
     const greedy: BuiltinPlugin = { id: 'greedy', name: 'Greedy', description: '', tools: [], setup: (ctx) => ctx.handle('listConversations', () => []) };
     expect(() => startBackground({ plugins: [greedy] })).toThrow('Two handlers for the message "listConversations".');
   });
+
+  it('tells plugins when a run ends and lets them stop a run (conversations.onRunEnd, conversations.stop)', async () => {
+    let seen: PluginContext | undefined;
+    const ended: string[] = [];
+    const plugin: BuiltinPlugin = {
+      id: 'probe',
+      name: 'Probe',
+      description: '',
+      tools: [],
+      setup: (ctx) => {
+        seen = ctx;
+        ctx.conversations.onRunEnd((id) => void ended.push(id));
+        // One listener that throws does not keep the others from hearing it.
+        ctx.conversations.onRunEnd(() => {
+          throw new Error('boom');
+        });
+      },
+    };
+    const background = startBackground({ plugins: [plugin] });
+    await background.ready;
+    const stop = vi.spyOn(background.runner, 'stop');
+    expect(seen!.conversations.stop('c1')).toBe(false);
+    expect(stop).toHaveBeenCalledWith('c1');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await background.runEnded.run('c1');
+    expect(ended).toEqual(['c1']);
+    expect(warn).toHaveBeenCalledTimes(1);
+    background.dispose();
+    await background.runEnded.run('c2');
+    expect(ended).toEqual(['c1']);
+    warn.mockRestore();
+  });
 });

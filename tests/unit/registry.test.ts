@@ -223,6 +223,37 @@ describe('ToolRegistry', () => {
     expect(await registry.invoke('stuck', {}, { timeoutMs: 50, context: { reach: quick } })).toMatchObject({ ok: false, code: 'timeout' });
   });
 
+  it('the clock stops while a call waits for the user (waitForUser), and only then', async () => {
+    const registry = new ToolRegistry(runtimeValidators);
+    const patient = defineTool({
+      annotations: READ_ONLY,
+      name: 'patient',
+      description: 'p',
+      inputSchema: { type: 'object' },
+      execute: async (_input, { waitForUser }) => {
+        // The user keeps the tab for 150 ms of a call allowed 60 ms; two waits at once count once.
+        const user = new Promise((r) => setTimeout(r, 150));
+        await Promise.all([waitForUser!(user), waitForUser!(new Promise((r) => setTimeout(r, 20)))]);
+        await new Promise((r) => setTimeout(r, 20));
+        return 'resumed';
+      },
+    });
+    registry.register(plugin('p', [patient]));
+    expect(await registry.invoke('patient', {}, { timeoutMs: 60 })).toEqual({ ok: true, output: 'resumed' });
+    const late = defineTool({
+      annotations: READ_ONLY,
+      name: 'late',
+      description: 'l',
+      inputSchema: { type: 'object' },
+      execute: async (_input, { waitForUser }) => {
+        await waitForUser!(Promise.resolve());
+        return new Promise(() => undefined);
+      },
+    });
+    registry.register(plugin('l', [late]));
+    expect(await registry.invoke('late', {}, { timeoutMs: 40 })).toMatchObject({ ok: false, code: 'timeout' });
+  });
+
   it('stops a running tool when the run is stopped', async () => {
     const registry = new ToolRegistry(runtimeValidators);
     const hang = defineTool({ annotations: READ_ONLY, name: 'hang', description: 'h', inputSchema: { type: 'object' }, execute: () => new Promise(() => undefined) });

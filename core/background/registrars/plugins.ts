@@ -33,6 +33,8 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       conversations: {
         onDeleted: (listener) => void disposers.push(ctx.conversationDeleted.add(listener)),
         tabsInPlay: async (conversationId, boundTab) => tabsInPlay(registry, conversationId ? await ctx.store.messages(conversationId) : [], boundTab),
+        onRunEnd: (listener) => void disposers.push(ctx.runEnded.add(listener)),
+        stop: (conversationId) => runner.stop(conversationId),
       },
       onDeleteAll: (listener) => void disposers.push(ctx.allDataDeleted.add(listener)),
       onSettingsImported: (listener) => void disposers.push(ctx.settingsImported.add(listener)),

@@ -1,4 +1,13 @@
-import type { PageReply, PageRequest } from '../protocol';
+import { elementRefsFor, type ElementRefs } from '@/core/page/element-refs';
+import type { ActionReply, ElementFacts, OutlineReply, PageReply, PageRequest, RectReply } from '../protocol';
+import { click, fill, hover, press, scroll, selectOption, type ActContext } from './act';
+import { ActionError, frameContentOffset, frameElementOf, scrollIntoViewIfNeeded } from './actionable';
+import { setBar } from './bar';
+import { quoteName, watchChanges } from './changes';
+import { isContentEditable, isTextControl } from './input';
+import { buildOutline, roleAndName } from './outline';
+import { resolveRef, shortRef } from './refs';
+import { waitFor } from './wait';
 
 /**
  * The page agent: installed once per document in the tab's isolated world
@@ -17,7 +26,211 @@ export interface PageAgent {
   handle(request: PageRequest): Promise<PageReply>;
 }
 
-/** Built by the `act` work (placeholder in the skeleton). */
-export function installPageAgent(_env: PageEnv): PageAgent {
-  throw new Error('not built yet');
+/** The longest wait the page side accepts (the tool's schema allows 60 s). */
+const MAX_WAIT_MS = 60_000;
+
+/**
+ * Builds the agent for the window it runs in. `win` is for tests (jsdom); the entrypoint passes
+ * nothing. `handle` never throws: failures come back as `{ ok: false, error }` worded for the
+ * model, with `stale: true` when the model should call read_page again.
+ */
+export function installPageAgent(env: PageEnv, win: Window & typeof globalThis = window): PageAgent {
+  const pointer = { last: null as Element | null };
+  let refs: ElementRefs = elementRefsFor(win);
+
+  /** The registry of the window's current document (a new one after document.open or a new load). */
+  const currentRefs = () => (refs = elementRefsFor(win));
+
+  function label(element: Element): { role: string; name: string } {
+    try {
+      const { role, name } = roleAndName(element);
+      return { role: role && !/^(generic|none|presentation)$/.test(role) ? role : element.localName, name };
+    } catch {
+      return { role: element.localName, name: '' };
+    }
+  }
+
+  function name(element: Element): string {
+    const { role, name: text } = label(element);
+    return text ? `${role} ${quoteName(text)}` : role;
+  }
+
+  function describe(element: Element): string {
+    let ref = '';
+    try {
+      ref = ` (${shortRef(refs, element)})`;
+    } catch {
+      // An element the registry cannot name: the role and name still say which one.
+    }
+    return `${name(element)}${ref}`;
+  }
+
+  function context(): ActContext {
+    return { doc: win.document, describe, name, pointer };
+  }
+
+  function resolve(ref: string, token: string | undefined): Element {
+    return resolveRef(refs, ref, token);
+  }
+
+  function page(): { url: string; title: string } {
+    return { url: String(win.location.href), title: String(win.document.title ?? '') };
+  }
+
+  /** Runs one action with the change watch around it. */
+  async function act(element: Element | null, run: () => string | Promise<string>): Promise<ActionReply> {
+    const watch = watchChanges(win.document, refs, element);
+    let note: string;
+    try {
+      note = await run();
+    } catch (error) {
+      watch.cancel();
+      throw error;
+    }
+    const changed = await watch.finish();
+    return { changed, ...page(), note };
+  }
+
+  async function dispatch(request: PageRequest): Promise<Record<string, unknown>> {
+    switch (request.op) {
+      case 'outline': {
+        let root: Element | undefined;
+        if (request.ref) root = resolve(request.ref, request.token);
+        else if (request.selector) root = bySelector(win.document, request.selector);
+        const outline = buildOutline(win.document, refs, { roots: root ? [root] : undefined, maxLength: request.maxLength });
+        return { text: outline.text, nodes: outline.nodes, truncated: outline.truncated, ...page() } satisfies OutlineReply;
+      }
+      case 'bar':
+        setBar(request.state, env, request.reason);
+        return {};
+      case 'describe':
+        return facts(resolve(request.ref, request.token)) as unknown as Record<string, unknown>;
+      case 'rect':
+        return rectOf(resolve(request.ref, request.token)) as unknown as Record<string, unknown>;
+      case 'click': {
+        const element = resolve(request.ref, request.token);
+        return { ...(await act(element, () => click(context(), element, request))) };
+      }
+      case 'fill': {
+        const element = resolve(request.ref, request.token);
+        if (typeof request.text !== 'string') throw new ActionError('fill needs `text` (a string; "" clears the field).');
+        return { ...(await act(element, () => fill(context(), element, request.text, request.submit === true))) };
+      }
+      case 'select': {
+        const element = resolve(request.ref, request.token);
+        return { ...(await act(element, () => selectOption(context(), element, request.value, request.label))) };
+      }
+      case 'press': {
+        const element = request.ref ? resolve(request.ref, request.token) : undefined;
+        if (typeof request.key !== 'string' || !request.key) throw new ActionError('press_key needs `key` ("Enter", "Control+a").');
+        return { ...(await act(element ?? win.document.activeElement, () => press(context(), request.key, element))) };
+      }
+      case 'hover': {
+        const element = resolve(request.ref, request.token);
+        return { ...(await act(element, () => hover(context(), element))) };
+      }
+      case 'scroll': {
+        const element = request.ref ? resolve(request.ref, request.token) : undefined;
+        return { ...(await act(element ?? null, () => scroll(context(), element, request.direction, request.amount ?? 1))) };
+      }
+      case 'wait': {
+        const element = request.ref ? resolve(request.ref, request.token) : undefined;
+        if (request.text === undefined && request.textGone === undefined && !element) {
+          throw new ActionError('wait_for needs `text`, `text_gone` or `ref` (navigation is waited for by the tool itself).');
+        }
+        const timeoutMs = Math.min(Math.max(Number(request.timeoutMs) || 10_000, 0), MAX_WAIT_MS);
+        const goal = { text: request.text, textGone: request.textGone, element, elementName: element ? describe(element) : undefined, timeoutMs };
+        return { ...(await act(element ?? null, () => waitFor(win.document, goal))) };
+      }
+      default:
+        throw new ActionError(`Unknown page request "${String((request as { op?: unknown }).op).slice(0, 40)}".`);
+    }
+  }
+
+  function facts(element: Element): ElementFacts {
+    const { role, name: text } = label(element);
+    const out: ElementFacts = { role, name: text, tag: element.localName };
+    if (element.localName === 'input') out.type = ((element as HTMLInputElement).type || 'text').toLowerCase();
+    if (isTextControl(element) || element.localName === 'select' || isContentEditable(element)) out.editable = true;
+    if (submitsPost(element)) out.submitsPost = true;
+    return out;
+  }
+
+  return {
+    async handle(request: PageRequest): Promise<PageReply> {
+      try {
+        if (!request || typeof request !== 'object') throw new ActionError('Bad page request.');
+        currentRefs();
+        const fields = await dispatch(request);
+        return { ok: true, token: refs.token, ...fields } as PageReply;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const stale = isStale(error, message, request, refs);
+        return stale ? { ok: false, error: message, stale: true } : { ok: false, error: message };
+      }
+    },
+  };
+}
+
+function isStale(error: unknown, message: string, request: PageRequest, refs: ElementRefs): boolean {
+  if ((error as { stale?: unknown })?.stale === true) return true;
+  const usedRef = typeof (request as { ref?: unknown })?.ref === 'string';
+  if (usedRef && request.token && request.token !== refs.token) return true;
+  return usedRef && /\bstale\b|another page|earlier load/i.test(message);
+}
+
+function bySelector(doc: Document, selector: string): Element {
+  let found: Element | null;
+  try {
+    found = doc.querySelector(selector);
+  } catch {
+    throw new ActionError(`"${selector.slice(0, 200)}" is not a valid CSS selector.`);
+  }
+  if (!found) throw new ActionError(`No element of the page matches the CSS selector "${selector.slice(0, 200)}". Call read_page without it to see the page.`);
+  return found;
+}
+
+/**
+ * True when activating `element` posts a form: a submit button of a POST form (its own
+ * `formmethod` first), or a field of a POST form (Enter in it submits through the form's default
+ * button).
+ */
+export function submitsPost(element: Element): boolean {
+  const control = element as HTMLButtonElement;
+  const form = control.form as HTMLFormElement | null | undefined;
+  if (!form) return false;
+  const isPost = (method: string | null | undefined) => (method ?? '').toLowerCase() === 'post';
+  const submitter = (element.localName === 'button' && ((element.getAttribute('type') ?? 'submit').toLowerCase() || 'submit') === 'submit') || (element.localName === 'input' && /^(submit|image)$/i.test((element as HTMLInputElement).type));
+  if (submitter) return element.hasAttribute('formmethod') ? isPost(element.getAttribute('formmethod')) : isPost(form.getAttribute('method'));
+  if (element.localName === 'input' || element.localName === 'textarea' || element.localName === 'select') {
+    const defaultButton = [...form.elements].find((other) => (other.localName === 'button' && ((other.getAttribute('type') ?? 'submit').toLowerCase() || 'submit') === 'submit') || (other.localName === 'input' && /^(submit|image)$/i.test((other as HTMLInputElement).type)));
+    if (defaultButton?.hasAttribute('formmethod')) return isPost(defaultButton.getAttribute('formmethod'));
+    return element.localName !== 'textarea' && element.localName !== 'select' && isPost(form.getAttribute('method'));
+  }
+  return false;
+}
+
+/** Where `element` is in the top viewport (CSS px), after scrolling it into view; frames' offsets added. */
+export function rectOf(element: Element): RectReply {
+  scrollIntoViewIfNeeded(element);
+  const rect = element.getBoundingClientRect();
+  let x = rect.left;
+  let y = rect.top;
+  for (let frame = frameElementOf(element.ownerDocument); frame; frame = frameElementOf(frame.ownerDocument)) {
+    const offset = frameContentOffset(frame);
+    x += offset.x;
+    y += offset.y;
+  }
+  const top = topWindow(element.ownerDocument.defaultView);
+  return { x, y, width: rect.width, height: rect.height, devicePixelRatio: top?.devicePixelRatio || 1 };
+}
+
+function topWindow(view: Window | null): Window | null {
+  let current = view;
+  for (let i = 0; current && i < 16; i++) {
+    const frame = frameElementOf(current.document);
+    if (!frame) return current;
+    current = frame.ownerDocument.defaultView;
+  }
+  return current;
 }

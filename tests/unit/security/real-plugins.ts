@@ -68,7 +68,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
           throw new Error('No offscreen document in this test.');
         }) as PluginContext['offscreen']),
       onStartup: () => undefined,
-      conversations: { onDeleted: () => undefined, tabsInPlay: async () => new Set<number>() },
+      conversations: { onDeleted: () => undefined, tabsInPlay: async () => new Set<number>(), onRunEnd: () => undefined, stop: () => false },
       setBadgeCount: () => undefined,
     };
     const setup = plugin.setup?.(ctx);

@@ -1,0 +1,156 @@
+import { browser, type Browser } from 'wxt/browser';
+import type { ToolContext } from '@/core/registry/types';
+import { untrusted } from '@/core/registry/untrusted';
+import type { ActionReply, OutlineReply, PageReply, PageRequest } from './protocol';
+import type { PageActionsService } from './service';
+import { assertScriptable, resolveTab, TabError, tabUrl, watchLoads, type LoadWatch } from './tab-access';
+
+/**
+ * How a tool call goes, around the page agent: which tab, the acting bar first, the request, and
+ * what the model reads back — the page's words in the untrusted envelope, ours outside it. An
+ * action that makes the page navigate (a link, a form post, Enter in a search box) returns the new
+ * page's address, title and the head of its outline.
+ */
+
+type Tab = Browser.tabs.Tab;
+export type Context = ToolContext<PageActionsService>;
+
+/** How long an action waits for the page it navigated to. */
+export const NAV_WAIT_MS = 15_000;
+/** How long after a click (or a key, or a submit) a navigation may still start and be noticed. */
+export const NAV_GRACE_MS = 150;
+/** The head of a new page's outline, returned after a navigation. */
+export const HEAD_CHARS = 3_000;
+
+/** What every action returns. */
+export interface ActionResult {
+  tab_id: number;
+  url: string;
+  /** The page's title (in the envelope: the page wrote it). */
+  title: string;
+  /** The outline of what changed (in the envelope), or our words for no change. */
+  changed: string;
+  /** What was done: our words, with the page's (names of elements) in the envelope. */
+  note: string;
+}
+
+export const NO_CHANGE = 'No visible change.';
+
+/** The page's title, in the envelope (empty stays empty). */
+export function pageTitle(tabId: number, title: string): string {
+  return title ? untrusted(`title of tab ${tabId}, written by its page`, title) : '';
+}
+
+/**
+ * The tab a call works in, checked, after the acting bar is up and while the user does not have
+ * the tab (`control.beforeAction` waits through a take-over).
+ */
+export async function begin(tabIdInput: number | undefined, context: Context): Promise<Tab> {
+  const tab = await resolveTab(tabIdInput, context.tabId);
+  assertScriptable(tab);
+  await context.service.control.beforeAction(tab.id!, context.conversationId, context.signal);
+  return tab;
+}
+
+/** The agent's refusal as the model's error: its words (which name the page's elements) enveloped. */
+export function refusal(what: string, tabId: number, reply: { error: string; stale?: boolean }): Error {
+  const said = untrusted(`the page agent's report from tab ${tabId}`, reply.error);
+  if (reply.stale) {
+    return new TabError(`${what} was not done: the element reference is stale (the page changed or navigated since it was read). Call read_page again and use a fresh reference. Details: ${said}`, 'failed');
+  }
+  return new TabError(`${what} was not done in tab ${tabId}. ${said}`, 'failed');
+}
+
+/** The address the browser shows for the tab now (its own, percent-encoded: outside the envelope). */
+async function currentUrl(tabId: number, fallback: string): Promise<{ url: string; title: string }> {
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  return { url: (tab && tabUrl(tab)) || fallback, title: tab?.title ?? '' };
+}
+
+/** An action's reply as the model reads it. */
+export async function actionResult(tabId: number, fallbackUrl: string, reply: ActionReply, extraNote = ''): Promise<ActionResult> {
+  const { url } = await currentUrl(tabId, fallbackUrl);
+  const notes = [extraNote, reply.note ? `What was done: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : ''].filter(Boolean);
+  return {
+    tab_id: tabId,
+    url,
+    title: pageTitle(tabId, reply.title),
+    changed: reply.changed ? untrusted(`what changed in tab ${tabId} (${url})`, reply.changed) : NO_CHANGE,
+    note: notes.join(' ') || 'Done.',
+  };
+}
+
+/** The head of the page's outline (after a navigation): the reply, or the reason it could not be read. */
+export async function outlineHead(tabId: number, context: Context): Promise<PageReply<OutlineReply> | { ok: false; error: string }> {
+  try {
+    return await context.service.callPage<OutlineReply>(tabId, { op: 'outline', maxLength: HEAD_CHARS }, { signal: context.signal });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** The result after the tab loaded a new page: its address, title and the head of its outline. */
+export async function navigatedResult(tabId: number, context: Context, how: string, reply?: ActionReply, read?: Awaited<ReturnType<typeof outlineHead>>): Promise<ActionResult> {
+  const head = read ?? (await outlineHead(tabId, context));
+  const { url, title } = await currentUrl(tabId, '');
+  const did = reply?.note ? ` What was done before: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : '';
+  if (!head.ok) {
+    return { tab_id: tabId, url, title: pageTitle(tabId, title), changed: NO_CHANGE, note: `${how} ${url}.${did} The new page could not be read: ${head.error}` };
+  }
+  const outline = head as OutlineReply & { token: string };
+  const more = outline.truncated ? ' This is the head of its outline: call read_page for all of it.' : '';
+  return {
+    tab_id: tabId,
+    url,
+    title: pageTitle(tabId, outline.title || title),
+    changed: untrusted(`outline of the page now in tab ${tabId} (${url})`, outline.text),
+    note: `${how} ${url}.${did}${more} References from before are no longer valid; use those in this outline.`,
+  };
+}
+
+/**
+ * Runs an action in the page and says what it changed. When the page navigates during it (or
+ * right after, within `NAV_GRACE_MS` for actions that can: `mayNavigate`), waits for the new page
+ * and returns its head; a change of address within the same document (a hash, `pushState`) keeps
+ * the action's own result.
+ */
+export async function runAction(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
+  const tabId = tab.id!;
+  const startUrl = tabUrl(tab);
+  const watch = watchLoads(tabId, startUrl);
+  try {
+    let reply: PageReply<ActionReply> | undefined;
+    try {
+      reply = await context.service.callPage<ActionReply>(tabId, request, { signal: context.signal });
+    } catch (error) {
+      if (!(error instanceof TabError && error.kind === 'navigated')) throw error;
+    }
+    if (reply && !reply.ok) throw refusal(what, tabId, reply);
+    if (reply && mayNavigate && !watch.started) await watch.startedWithin(NAV_GRACE_MS, context.signal);
+    if (!watch.started) return await actionResult(tabId, startUrl, reply as ActionReply);
+    return await afterLoad(tabId, watch, context, reply as (ActionReply & { token: string }) | undefined, startUrl);
+  } finally {
+    watch.stop();
+  }
+}
+
+/** After a load started: the new page, or (same document, a new address) the action's own result. */
+async function afterLoad(tabId: number, watch: LoadWatch, context: Context, reply: (ActionReply & { token: string }) | undefined, startUrl: string): Promise<ActionResult> {
+  await watch.loaded(NAV_WAIT_MS, context.signal);
+  const head = await outlineHead(tabId, context);
+  // Same document (its token unchanged): the address changed, the action's outline of the change holds.
+  if (reply && head.ok && (head as { token: string }).token === reply.token) {
+    const { url } = await currentUrl(tabId, startUrl);
+    return actionResult(tabId, startUrl, reply, url !== startUrl ? `The address changed to ${url}.` : '');
+  }
+  return navigatedResult(tabId, context, 'The page navigated to', reply, head);
+}
+
+/** Waits for the tab's next load (`wait_for` with `navigation`, `navigate`): it must start within `startMs`. */
+export async function nextLoad(watch: LoadWatch, tabId: number, startMs: number, context: Context, noStart: string): Promise<void> {
+  const began = Date.now();
+  if (!(await watch.startedWithin(startMs, context.signal))) throw new TabError(noStart, 'timeout');
+  if (watch.removed) throw new TabError(`Tab ${tabId} was closed.`, 'closed');
+  await watch.loaded(Math.max(NAV_WAIT_MS, startMs - (Date.now() - began)), context.signal);
+}

@@ -1,0 +1,469 @@
+/**
+ * Synthetic input that web apps accept: pointer and mouse sequences with coordinates, keyboard
+ * events with the legacy `keyCode`/`which` that older apps still read, and typing through
+ * `document.execCommand('insertText')` (which the browser turns into real `beforeinput`/`input`
+ * events) or, where that does nothing, the element prototype's native value setter plus the
+ * events a framework listens to.
+ *
+ * This runs in the tab's isolated world, whose prototypes the page cannot touch. As a second line
+ * (and so that a test sharing one world with a hostile page can check it) the natives are taken
+ * once, when this module loads, and always called through `Reflect.apply`: a page that later
+ * replaces `dispatchEvent`, `focus`, `click` or a value setter, or defines its own `value` on an
+ * element (React's value tracker does), changes nothing here. Event details go through the
+ * events' init dictionaries only: a property defined on an event object in this world would not
+ * be seen by the page (Chrome's worlds keep separate wrappers; Firefox's Xrays hide expandos).
+ */
+
+const apply = Reflect.apply;
+const describeOwn = Object.getOwnPropertyDescriptor;
+
+function setterOf(proto: object | undefined, name: string): ((v: unknown) => void) | undefined {
+  return proto ? (describeOwn(proto, name)?.set as ((v: unknown) => void) | undefined) : undefined;
+}
+
+const natives = {
+  dispatch: EventTarget.prototype.dispatchEvent,
+  focus: HTMLElement.prototype.focus,
+  blur: HTMLElement.prototype.blur,
+  click: HTMLElement.prototype.click,
+  requestSubmit: typeof HTMLFormElement !== 'undefined' ? HTMLFormElement.prototype.requestSubmit : undefined,
+  execCommand: (Document.prototype as { execCommand?: Document['execCommand'] }).execCommand,
+  inputValue: setterOf(globalThis.HTMLInputElement?.prototype, 'value'),
+  textareaValue: setterOf(globalThis.HTMLTextAreaElement?.prototype, 'value'),
+  selectValue: setterOf(globalThis.HTMLSelectElement?.prototype, 'value'),
+  optionSelected: setterOf(globalThis.HTMLOptionElement?.prototype, 'selected'),
+  checked: setterOf(globalThis.HTMLInputElement?.prototype, 'checked'),
+};
+
+/** Dispatches `event` at `target` with the native method; false when a listener cancelled it. */
+export function fire(target: EventTarget, event: Event): boolean {
+  return apply(natives.dispatch, target, [event]) as boolean;
+}
+
+/** Focuses `element` without scrolling (the native focus of its kind; SVG and MathML have their own). */
+export function focusElement(element: Element): void {
+  try {
+    apply(natives.focus, element, [{ preventScroll: true }]);
+  } catch {
+    (element as HTMLElement).focus?.({ preventScroll: true });
+  }
+}
+
+export function blurElement(element: Element): void {
+  try {
+    apply(natives.blur, element, []);
+  } catch {
+    (element as HTMLElement).blur?.();
+  }
+}
+
+/** The element's native `click()` (activation behaviour, one click event). */
+export function nativeClick(element: Element): void {
+  apply(natives.click, element, []);
+}
+
+export function nativeRequestSubmit(form: HTMLFormElement, submitter?: HTMLElement | null): void {
+  if (natives.requestSubmit) apply(natives.requestSubmit, form, submitter ? [submitter] : []);
+  else fire(form, new Event('submit', { bubbles: true, cancelable: true }));
+}
+
+/** Sets `value` through the setter of the element's own kind, past any setter the page defined on it. */
+export function setNativeValue(element: Element, value: string): void {
+  const tag = element.localName;
+  const setter = tag === 'textarea' ? natives.textareaValue : tag === 'select' ? natives.selectValue : natives.inputValue;
+  if (setter) apply(setter, element, [value]);
+  else (element as HTMLInputElement).value = value;
+}
+
+export function setNativeSelected(option: HTMLOptionElement, selected: boolean): void {
+  if (natives.optionSelected) apply(natives.optionSelected, option, [selected]);
+  else option.selected = selected;
+}
+
+/** `document.execCommand`, false where the browser (or jsdom) has none. */
+export function execCommand(doc: Document, command: string, value?: string): boolean {
+  if (!natives.execCommand) return false;
+  try {
+    return apply(natives.execCommand, doc, [command, false, value]) as boolean;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pointer and mouse
+
+export type Button = 'left' | 'right' | 'middle';
+export interface Modifiers {
+  ctrlKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+  metaKey: boolean;
+}
+export const NO_MODIFIERS: Modifiers = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
+
+/** A point in the viewport of the element's own document (its frame's viewport). */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+const BUTTON_NUMBER: Record<Button, number> = { left: 0, middle: 1, right: 2 };
+const BUTTON_MASK: Record<Button, number> = { left: 1, middle: 4, right: 2 };
+
+export function modifiersFrom(names: readonly string[] | undefined): Modifiers {
+  const set = new Set((names ?? []).map((n) => n.toLowerCase()));
+  return {
+    ctrlKey: set.has('control') || set.has('ctrl'),
+    shiftKey: set.has('shift'),
+    altKey: set.has('alt'),
+    metaKey: set.has('meta'),
+  };
+}
+
+function viewOf(element: Element): Window | null {
+  return element.ownerDocument?.defaultView ?? null;
+}
+
+function mouseInit(element: Element, point: Point, mods: Modifiers, extra: MouseEventInit): MouseEventInit {
+  const view = viewOf(element);
+  const screenX = Math.round(point.x + (view?.screenX ?? 0));
+  const screenY = Math.round(point.y + (view?.screenY ?? 0) + Math.max(0, (view?.outerHeight ?? 0) - (view?.innerHeight ?? 0)));
+  return {
+    bubbles: true,
+    cancelable: true,
+    composed: true,
+    view: view as Window,
+    detail: 0,
+    clientX: point.x,
+    clientY: point.y,
+    screenX,
+    screenY,
+    button: 0,
+    buttons: 0,
+    ...mods,
+    ...extra,
+  };
+}
+
+const NOT_BUBBLING = new Set(['pointerenter', 'pointerleave', 'mouseenter', 'mouseleave']);
+
+/** Fires one pointer or mouse event; pointer events fall back to MouseEvent where PointerEvent is missing. */
+function mouse(element: Element, type: string, point: Point, mods: Modifiers, extra: MouseEventInit = {}): boolean {
+  const init = mouseInit(element, point, mods, extra);
+  if (NOT_BUBBLING.has(type)) {
+    init.bubbles = false;
+    init.cancelable = false;
+  }
+  if (type === 'mousemove' || type === 'pointermove' || type.endsWith('over') || type.endsWith('out')) init.detail = 0;
+  if (type.startsWith('pointer')) {
+    const pointerInit: PointerEventInit = {
+      ...init,
+      pointerId: 1,
+      pointerType: 'mouse',
+      isPrimary: true,
+      width: 1,
+      height: 1,
+      pressure: type === 'pointerdown' || ((init.buttons ?? 0) !== 0 && type === 'pointermove') ? 0.5 : 0,
+    };
+    const Ctor = (globalThis as { PointerEvent?: typeof PointerEvent }).PointerEvent;
+    return fire(element, Ctor ? new Ctor(type, pointerInit) : new MouseEvent(type, init));
+  }
+  return fire(element, new MouseEvent(type, init));
+}
+
+/** pointerover, pointerenter, mouseover, mouseenter, pointermove, mousemove: what moving the mouse onto it fires. */
+export function hoverSequence(element: Element, point: Point, mods: Modifiers = NO_MODIFIERS, previous?: Element | null): void {
+  if (previous && previous !== element && previous.isConnected) {
+    for (const type of ['pointerout', 'pointerleave', 'mouseout', 'mouseleave']) mouse(previous, type, point, mods, { relatedTarget: element });
+  }
+  const related = previous && previous !== element && previous.isConnected ? previous : null;
+  for (const type of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter']) mouse(element, type, point, mods, { relatedTarget: related });
+  mouse(element, 'pointermove', point, mods);
+  mouse(element, 'mousemove', point, mods);
+}
+
+const NATIVELY_FOCUSABLE = 'a[href], area[href], button, input, select, textarea, iframe, summary, [tabindex], [contenteditable=""], [contenteditable="true"], [contenteditable="plaintext-only"]';
+
+/** The element a mouse press on `element` focuses: itself or its closest focusable ancestor (through shadow roots). */
+export function focusTargetOf(element: Element): Element | null {
+  for (let node: Element | null = element; node; node = parentAcrossShadow(node)) {
+    if (node.matches(NATIVELY_FOCUSABLE) && !(node as HTMLButtonElement).disabled) return node;
+  }
+  return null;
+}
+
+export function parentAcrossShadow(node: Node): Element | null {
+  if (node.parentElement) return node.parentElement;
+  const root = node.parentNode;
+  return root && (root as ShadowRoot).host ? (root as ShadowRoot).host : null;
+}
+
+/** The focused element, looking into open shadow roots and same-origin frames. */
+export function deepActiveElement(doc: Document): Element | null {
+  let active: Element | null = doc.activeElement;
+  for (let i = 0; active && i < 32; i++) {
+    const inner = active.shadowRoot?.activeElement ?? frameDocument(active)?.activeElement ?? null;
+    if (!inner || inner === active) break;
+    if (frameDocument(active) && inner === frameDocument(active)?.body) break;
+    active = inner;
+  }
+  return active;
+}
+
+function frameDocument(element: Element): Document | null {
+  if (element.localName !== 'iframe' && element.localName !== 'frame') return null;
+  try {
+    return (element as HTMLIFrameElement).contentDocument;
+  } catch {
+    return null;
+  }
+}
+
+export interface ClickOptions {
+  button?: Button;
+  double?: boolean;
+  mods?: Modifiers;
+  previous?: Element | null;
+}
+
+/**
+ * A click as a mouse makes it: over/enter/move, then down, focus (the press's default action,
+ * unless a listener prevented it), up, and `click` — whose default action toggles a checkbox or
+ * radio, follows a label to its control, submits with a submit button, follows a link (once: the
+ * browser's activation behaviour does it, nothing here toggles anything). A double click repeats
+ * down/up/click with detail 2 and adds `dblclick`; the right button ends in `contextmenu`, the
+ * middle one in `auxclick`.
+ */
+export function clickSequence(element: Element, point: Point, options: ClickOptions = {}): void {
+  const button = options.button ?? 'left';
+  const mods = options.mods ?? NO_MODIFIERS;
+  hoverSequence(element, point, mods, options.previous);
+  const clicks = options.double ? 2 : 1;
+  for (let detail = 1; detail <= clicks; detail++) {
+    const down = { button: BUTTON_NUMBER[button], buttons: BUTTON_MASK[button], detail };
+    const up = { button: BUTTON_NUMBER[button], buttons: 0, detail };
+    mouse(element, 'pointerdown', point, mods, down);
+    const notPrevented = mouse(element, 'mousedown', point, mods, down);
+    if (notPrevented && detail === 1) {
+      const target = focusTargetOf(element);
+      const doc = element.ownerDocument;
+      if (target) {
+        if (deepActiveElement(doc) !== target) focusElement(target);
+      } else {
+        const active = deepActiveElement(doc);
+        if (active && active !== doc.body) blurElement(active);
+      }
+    }
+    mouse(element, 'pointerup', point, mods, up);
+    mouse(element, 'mouseup', point, mods, up);
+    if (button === 'left') mouse(element, 'click', point, mods, up);
+    else if (button === 'middle') mouse(element, 'auxclick', point, mods, up);
+    else if (detail === clicks) mouse(element, 'contextmenu', point, mods, up);
+  }
+  if (options.double && button === 'left') mouse(element, 'dblclick', point, mods, { button: 0, buttons: 0, detail: 2 });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keyboard
+
+export interface Key {
+  key: string;
+  code: string;
+  keyCode: number;
+  /** The character it types (for keypress and the default action), '' for none. */
+  text: string;
+}
+
+const NAMED: Record<string, [code: string, keyCode: number, text?: string]> = {
+  Enter: ['Enter', 13, '\r'],
+  Tab: ['Tab', 9],
+  Escape: ['Escape', 27],
+  Backspace: ['Backspace', 8],
+  Delete: ['Delete', 46],
+  ' ': ['Space', 32, ' '],
+  ArrowLeft: ['ArrowLeft', 37],
+  ArrowUp: ['ArrowUp', 38],
+  ArrowRight: ['ArrowRight', 39],
+  ArrowDown: ['ArrowDown', 40],
+  Home: ['Home', 36],
+  End: ['End', 35],
+  PageUp: ['PageUp', 33],
+  PageDown: ['PageDown', 34],
+  Insert: ['Insert', 45],
+  Control: ['ControlLeft', 17],
+  Shift: ['ShiftLeft', 16],
+  Alt: ['AltLeft', 18],
+  Meta: ['MetaLeft', 91],
+  ContextMenu: ['ContextMenu', 93],
+};
+for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = [`F${i}`, 111 + i];
+
+const ALIASES: Record<string, string> = {
+  esc: 'Escape', escape: 'Escape', return: 'Enter', enter: 'Enter', space: ' ', spacebar: ' ', tab: 'Tab',
+  up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight', arrowup: 'ArrowUp', arrowdown: 'ArrowDown',
+  arrowleft: 'ArrowLeft', arrowright: 'ArrowRight', del: 'Delete', delete: 'Delete', backspace: 'Backspace',
+  home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert', contextmenu: 'ContextMenu',
+};
+const MODIFIER_ALIASES: Record<string, keyof Modifiers> = {
+  control: 'ctrlKey', ctrl: 'ctrlKey', shift: 'shiftKey', alt: 'altKey', option: 'altKey', meta: 'metaKey',
+  cmd: 'metaKey', command: 'metaKey', super: 'metaKey', win: 'metaKey',
+};
+const PUNCTUATION_CODES: Record<string, [string, number]> = {
+  '-': ['Minus', 189], '=': ['Equal', 187], '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220],
+  ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
+};
+
+/** Parses "Control+a", "Shift+Tab", "Escape", "ArrowDown"; throws an Error worded for the model. */
+export function parseKey(spec: string): { key: Key; mods: Modifiers } {
+  const raw = String(spec);
+  let parts = raw.split('+');
+  // "Control++" and "+" name the plus key itself.
+  if (raw.endsWith('+')) parts = [...raw.slice(0, raw.endsWith('++') ? -2 : -1).split('+').filter(Boolean), '+'];
+  const mods: Modifiers = { ...NO_MODIFIERS };
+  const name = parts.pop() ?? '';
+  for (const part of parts) {
+    const flag = MODIFIER_ALIASES[part.trim().toLowerCase()];
+    if (!flag) throw new Error(`"${part.slice(0, 30)}" in "${raw.slice(0, 60)}" is not a modifier: use Control, Shift, Alt or Meta, joined by "+" ("Control+a", "Shift+Tab").`);
+    mods[flag] = true;
+  }
+  return { key: keyFor(name, mods), mods };
+}
+
+function keyFor(name: string, mods: Modifiers): Key {
+  if (name.length === 1) {
+    let char = name;
+    if (/[a-z]/i.test(char)) {
+      char = mods.shiftKey ? char.toUpperCase() : char;
+      return { key: char, code: `Key${char.toUpperCase()}`, keyCode: char.toUpperCase().charCodeAt(0), text: char };
+    }
+    if (/\d/.test(char)) return { key: char, code: `Digit${char}`, keyCode: char.charCodeAt(0), text: char };
+    if (char === ' ') return { key: ' ', code: 'Space', keyCode: 32, text: ' ' };
+    const [code, keyCode] = PUNCTUATION_CODES[char] ?? ['', 0];
+    return { key: char, code, keyCode, text: char };
+  }
+  const canonical = NAMED[name] ? name : ALIASES[name.toLowerCase()] ?? (MODIFIER_ALIASES[name.toLowerCase()] ? capitalised(name) : '');
+  const entry = NAMED[canonical];
+  if (!entry) {
+    throw new Error(`Unknown key "${name.slice(0, 40)}". Use a KeyboardEvent.key name ("Enter", "Escape", "Tab", "Backspace", "Delete", "ArrowDown", "Home", "PageDown", "F5") or one character ("a"), with modifiers joined by "+" ("Control+a", "Shift+Tab").`);
+  }
+  return { key: canonical, code: entry[0], keyCode: entry[1], text: entry[2] ?? '' };
+}
+
+function capitalised(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower === 'ctrl') return 'Control';
+  if (lower === 'cmd' || lower === 'command') return 'Meta';
+  return lower.charAt(0).toUpperCase() + lower.slice(1);
+}
+
+/** Fires one keyboard event at `target`; false when a listener cancelled it. */
+export function keyEvent(target: Element, type: 'keydown' | 'keypress' | 'keyup', key: Key, mods: Modifiers): boolean {
+  const charCode = type === 'keypress' ? (key.text === '\r' ? 13 : key.text.charCodeAt(0) || 0) : 0;
+  const keyCode = type === 'keypress' ? charCode : key.keyCode;
+  const init: KeyboardEventInit & { keyCode: number; which: number; charCode: number } = {
+    key: key.key,
+    code: key.code,
+    keyCode,
+    which: keyCode,
+    charCode,
+    bubbles: true,
+    cancelable: true,
+    composed: true,
+    view: viewOf(target) as Window,
+    ...mods,
+  };
+  return fire(target, new KeyboardEvent(type, init));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typing
+
+export function isTextControl(element: Element): element is HTMLInputElement | HTMLTextAreaElement {
+  if (element.localName === 'textarea') return true;
+  if (element.localName !== 'input') return false;
+  return TEXT_TYPES.has(((element as HTMLInputElement).type || 'text').toLowerCase());
+}
+
+export const TEXT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'number', '']);
+
+export function isContentEditable(element: Element): boolean {
+  return (element as HTMLElement).isContentEditable === true || /^(|true|plaintext-only)$/i.test(element.getAttribute('contenteditable') ?? 'x');
+}
+
+/** Selects everything in a text field or an editable element, so typing replaces it. */
+export function selectAllIn(element: Element): void {
+  if (isTextControl(element)) {
+    try {
+      (element as HTMLInputElement).select();
+    } catch {
+      // Some input types have no selection: typing goes through the value setter instead.
+    }
+    return;
+  }
+  const doc = element.ownerDocument;
+  const selection = doc.defaultView?.getSelection();
+  if (!selection) return;
+  const range = doc.createRange();
+  range.selectNodeContents(element);
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+/**
+ * Types `text` into the focused `element` in place of its selection: through `insertText` when the
+ * browser does it (real `beforeinput`/`input`, caret, undo — in Chromium and Firefox, for inputs,
+ * textareas and contenteditable), else with the native setter and synthetic `beforeinput`/`input`.
+ * Returns how it went in, for the tests and the notes.
+ */
+export function insertText(element: Element, text: string, replaceAll: boolean): 'execCommand' | 'setter' | 'prevented' {
+  const doc = element.ownerDocument;
+  let sawInput = false;
+  const watch = () => (sawInput = true);
+  element.addEventListener('input', watch, true);
+  try {
+    const done = text === '' ? execCommand(doc, 'delete') : execCommand(doc, 'insertText', text);
+    if (done && sawInput) return 'execCommand';
+  } finally {
+    element.removeEventListener('input', watch, true);
+  }
+  const inputType = text === '' ? 'deleteContentBackward' : 'insertText';
+  const data = text === '' ? null : text;
+  const before = new InputEvent('beforeinput', { bubbles: true, cancelable: true, composed: true, inputType, data });
+  if (!fire(element, before)) return 'prevented';
+  if (isTextControl(element) || element.localName === 'input') {
+    const field = element as HTMLInputElement;
+    let next = text;
+    if (!replaceAll) {
+      const start = field.selectionStart ?? field.value.length;
+      const end = field.selectionEnd ?? field.value.length;
+      next = field.value.slice(0, start) + text + field.value.slice(end);
+    }
+    setNativeValue(element, next);
+  } else if (replaceAll) {
+    element.textContent = text;
+  } else {
+    const selection = doc.defaultView?.getSelection();
+    const range = selection && selection.rangeCount ? selection.getRangeAt(0) : null;
+    if (range && element.contains(range.commonAncestorContainer)) {
+      range.deleteContents();
+      if (text) range.insertNode(doc.createTextNode(text));
+      range.collapse(false);
+    } else {
+      element.append(text);
+    }
+  }
+  fire(element, new InputEvent('input', { bubbles: true, cancelable: false, composed: true, inputType, data }));
+  return 'setter';
+}
+
+/** Fires `change` (what a commit or a blur fires after typing). */
+export function fireChange(element: Element): void {
+  fire(element, new Event('change', { bubbles: true, cancelable: false }));
+}
+
+/** Fires `input` then `change` (a select or a checkbox changed by script, as a user change would). */
+export function fireInputAndChange(element: Element): void {
+  fire(element, new Event('input', { bubbles: true, cancelable: false, composed: true }));
+  fireChange(element);
+}
