@@ -107,6 +107,7 @@ export function plan(steps) {
       return 'text' in next ? next : { toolCalls: [next] };
     } catch (error) {
       // A failed check inside the script ends the run; the test reports it (`script.errors`).
+      if (error instanceof Error) error.message += `\n(the model's last tool result: ${(flat.at(-1) ?? '').slice(0, 1500)})`;
       script.errors.push(error);
       return { text: `Finished. The test's script failed at step ${raw.length}: ${error?.message ?? error}`.slice(0, 4000) };
     }
