@@ -87,32 +87,28 @@ for (const browserName of selectedBrowsers()) {
 
     test('a reference from before a navigation is refused as stale, with a word to read the page again', async () => {
       const { page, sidebar, tabId, cards } = await open('one.html');
-      let countOnOne = '';
       const act = (name, args) => ({ name, arguments: { tab_id: tabId, ...args } });
       const script = plan([
         () => act('read_page', {}),
-        ({ last }) => {
-          countOnOne = refFor(last, 'button', 'Count');
-          return act('click', { ref: refFor(last, 'link', 'Go to page two') });
-        },
         async ({ last }) => {
+          // The person follows the link in the tab meanwhile: the agent has not seen page two.
+          await page.click('link', 'Go to page two');
           await waitForDeepText(page, /Page two/);
-          assert.match(last, /two\.html|Page two/, 'the click result says where the tab went');
-          return act('click', { ref: countOnOne });
+          return act('click', { ref: refFor(last, 'button', 'Count') });
         },
         () => act('read_page', {}),
         ({ last }) => act('click', { ref: refFor(last, 'button', 'Count') }),
         () => ({ text: 'Finished.' }),
       ]);
       model.setScript(script);
-      await runTask(sidebar, 'Go to page two and press Count');
+      await runTask(sidebar, 'Press Count');
       cards.stop();
       checkPlan(script);
 
       const results = toolResults(model.requests.at(-1)).map(decoded);
-      assert.match(results[2], /stale|no longer|navigat|changed|reload/i, `the old reference is refused: ${results[2]}`);
-      assert.match(results[2], /read_page/, 'the error says to read the page again');
-      assert.match(await deepText(page), /Page two.*Clicked 1 times/, 'the fresh reference worked, on page two');
+      assert.match(results[1], /stale|no longer|navigat|changed|reload/i, `the old reference is refused: ${results[1]}`);
+      assert.match(results[1], /read_page/, 'the error says to read the page again');
+      assert.match(await deepText(page), /Page two.*Clicked 1 times/, 'the fresh reference worked, once, on page two');
       await sidebar.close();
       await page.close();
     });
