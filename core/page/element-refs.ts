@@ -9,6 +9,9 @@
  * from another page, another frame or an earlier load of this page is refused as such instead of
  * naming an unrelated element here; references resolve only against this document's own table,
  * never by searching the DOM, so a page cannot make one point into another frame or document.
+ * The extension may register elements of this document's open shadow roots and of same-origin
+ * frames inside it (the page outline reads those in place); they resolve while they are still
+ * connected there.
  * The registry holds elements and numbers only: nothing of the extension's state.
  *
  * This file must stay free of imports: it is bundled into the page's MAIN world.
@@ -104,7 +107,7 @@ export function createElementRefs(win: Window & typeof globalThis): ElementRefs 
       }
       const element = byRef.get(value);
       if (!element) throw new Error(`Unknown element reference ${value}: no result of this page gave it (or it is too old). Pass a reference from a recent result, or a CSS selector.`);
-      if (!element.isConnected || element.ownerDocument !== win.document) {
+      if (!element.isConnected || !inThisWindow(element)) {
         throw new Error(`The element reference ${value} is stale: that element was removed from the page. Call the tool that gave it again for a fresh reference, or pass a CSS selector.`);
       }
       return element;
@@ -118,6 +121,27 @@ export function createElementRefs(win: Window & typeof globalThis): ElementRefs 
     }
     if (!found) throw new Error(`No element of the page matches the CSS selector "${value.slice(0, 200)}".`);
     return found;
+  }
+
+  /**
+   * An element of this window's document (shadow roots included: their elements belong to the
+   * document), or of a same-origin frame whose iframe is in it (at any depth) and still shows that
+   * document. An element of a frame that navigated or was removed is not.
+   */
+  function inThisWindow(element: Element): boolean {
+    let current: Document | null = element.ownerDocument;
+    for (let hops = 0; current && hops < 32; hops++) {
+      if (current === win.document) return true;
+      let frame: Element | null = null;
+      try {
+        frame = current.defaultView?.frameElement ?? null;
+      } catch {
+        return false;
+      }
+      if (!frame || !frame.isConnected || (frame as HTMLIFrameElement).contentDocument !== current) return false;
+      current = frame.ownerDocument;
+    }
+    return false;
   }
 
   function describe(element: Element): ElementRefView {

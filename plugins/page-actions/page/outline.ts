@@ -1,4 +1,18 @@
 import type { ElementRefs } from '@/core/page/element-refs';
+import { accessibleName, clean, cut, MAX_NAME, svgTitle } from './names';
+import { isOwnUi } from './own-ui';
+import { shortRef } from './refs';
+import { BLOCK_TAGS, isActionable, NAME_FROM_CONTENT, roleOf, SKIPPED_TAGS, statesOf } from './roles';
+import { childCursor, step, type Cursor } from './tree';
+import { GONE, INVISIBLE, shownState } from './visible';
+
+/**
+ * The accessibility outline `read_page` returns, in Playwright MCP's aria-snapshot convention:
+ * one node a line, two spaces of indent a level, `- role "name" [states] [ref=eN]`, `: text` for
+ * a node's only text or its value, a trailing `:` when lines of its children follow, text runs as
+ * `- text: …`. Generic wrappers are flattened; what a person cannot see is left out; open shadow
+ * roots and same-origin iframes are read in place. One pass over the DOM, as a loop.
+ */
 
 /** Options of one outline. */
 export interface OutlineOptions {
@@ -14,12 +28,300 @@ export interface Outline {
   truncated: boolean;
 }
 
-/** The accessibility outline (the `outline` work; placeholder in the skeleton). */
-export function buildOutline(_doc: Document, _refs: ElementRefs, _options: OutlineOptions = {}): Outline {
-  throw new Error('not built yet');
+/** `read_page`'s default `max_length`. */
+export const DEFAULT_MAX_LENGTH = 24_000;
+/** Deepest indent level; deeper parts are printed at this level (a 10,000-level page stays readable). */
+export const MAX_DEPTH = 40;
+/** Options a native select lists before "… N more options". */
+export const MAX_OPTIONS = 30;
+
+/** The last line of a cut outline. */
+export function cutNote(maxLength: number): string {
+  return `… cut at ${maxLength} characters: call read_page again with a selector (e.g. "main", "form", "#id") or the ref of one part, or a larger max_length`;
 }
 
-/** An element's role and accessible name, as the outline prints them (placeholder in the skeleton). */
-export function roleAndName(_element: Element): { role: string; name: string } {
-  throw new Error('not built yet');
+interface Run {
+  role?: undefined;
+  text: string;
+}
+
+interface Node_ {
+  role: string;
+  name: string;
+  states: string;
+  ref: string;
+  value: string;
+  note: string;
+  kids: Array<Node_ | Run>;
+  depth: number;
+  /** The next text starts a new word (a block boundary was crossed). */
+  brk: boolean;
+}
+
+interface Frame {
+  cursor: Cursor;
+  out: Node_;
+  /** Inside a node named from its content: its text is in the name, only actionable parts get lines. */
+  fold: boolean;
+  /** Text here is not shown (visibility: hidden). */
+  quiet: boolean;
+  /** A flattened block element: leaving it breaks the text. */
+  block: boolean;
+}
+
+const TEXT_FIELDS = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
+/** Roles whose line says something even when they have no name, ref or children. */
+const ALWAYS_SHOWN = new Set(['separator']);
+/** Raw text one run keeps (it is cut to MAX_NAME when printed). */
+const RUN_KEEP = MAX_NAME * 4;
+
+function node(role: string, depth: number): Node_ {
+  return { role, name: '', states: '', ref: '', value: '', note: '', kids: [], depth, brk: false };
+}
+
+/** The value a field shows after its line's `:` (never a password's). */
+function valueOf(element: Element, role: string): string {
+  const tag = element.tagName;
+  if (tag === 'INPUT') {
+    const input = element as HTMLInputElement;
+    if (input.type === 'password') return input.value ? '••••' : '';
+    if (!TEXT_FIELDS.has(role)) return '';
+    return input.value;
+  }
+  if (tag === 'TEXTAREA') return (element as HTMLTextAreaElement).value;
+  if (tag === 'SELECT') {
+    const select = element as HTMLSelectElement;
+    if (select.multiple) return '';
+    const option = select.selectedIndex >= 0 ? select.options[select.selectedIndex] : undefined;
+    return option ? option.label || option.text : '';
+  }
+  if (tag === 'PROGRESS' || tag === 'METER') return String((element as HTMLProgressElement).value);
+  const now = element.getAttribute('aria-valuetext') ?? element.getAttribute('aria-valuenow');
+  return now && (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter' || role === 'scrollbar') ? now : '';
+}
+
+/** Text after a line's `:`, quoted when it could read as outline syntax (Playwright's YAML rule). */
+function valueText(text: string): string {
+  if (/^[-&*\],?!>|@"'#%{}`[]/.test(text) || /:(\s|$)/.test(text) || /\s#/.test(text)) return JSON.stringify(text);
+  return text;
+}
+
+/**
+ * The outline of `doc` (or of `options.roots`), registering a reference in `refs` for every element
+ * one can act on. Cut at `maxLength` characters (default 24,000) at a line boundary, with a last
+ * line saying how to ask for more.
+ */
+export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineOptions = {}): Outline {
+  const maxLength = Math.max(200, Math.floor(options.maxLength ?? DEFAULT_MAX_LENGTH));
+  const top = node('', -1);
+  const order: Node_[] = [];
+  // The walk stops once the lines it made surely pass maxLength (empty nodes are dropped later).
+  const budget = maxLength * 2 + 2_000;
+  let estimate = 0;
+  let walkCut = false;
+
+  const stack: Frame[] = [];
+  const roots = options.roots?.length ? options.roots : [doc.body ?? doc.documentElement].filter(Boolean);
+  for (let i = roots.length - 1; i >= 0; i--) {
+    stack.push({ cursor: { next: null, list: [roots[i]!], index: 0 }, out: top, fold: false, quiet: false, block: false });
+  }
+
+  const addText = (out: Node_, text: string) => {
+    const last = out.kids[out.kids.length - 1];
+    if (last && last.role === undefined) {
+      if (last.text.length < RUN_KEEP) last.text += out.brk ? ` ${text}` : text;
+    } else {
+      if (!/\S/.test(text)) return;
+      out.kids.push({ text });
+      estimate += out.depth * 2 + 12 + Math.min(text.length, MAX_NAME);
+    }
+    out.brk = false;
+  };
+
+  const add = (out: Node_, made: Node_) => {
+    out.kids.push(made);
+    order.push(made);
+    estimate += made.depth * 2 + made.role.length + made.name.length + made.value.length + made.states.length + (made.ref ? 10 : 0) + 6;
+  };
+
+  while (stack.length) {
+    if (estimate > budget) {
+      walkCut = true;
+      break;
+    }
+    const frame = stack[stack.length - 1]!;
+    const current = step(frame.cursor);
+    if (!current) {
+      stack.pop();
+      if (frame.block) frame.out.brk = true;
+      continue;
+    }
+    const { out } = frame;
+    if (current.nodeType === 3) {
+      if (!frame.fold && !frame.quiet) addText(out, current.nodeValue ?? '');
+      continue;
+    }
+    if (current.nodeType !== 1) continue;
+    const element = current as Element;
+    const tag = element.tagName;
+    if (SKIPPED_TAGS.has(tag) || isOwnUi(element)) continue;
+    const shown = shownState(element);
+    if (shown === GONE) continue;
+    const quiet = shown === INVISIBLE;
+    const depth = out.depth + 1;
+
+    if (tag === 'IFRAME' || tag === 'FRAME') {
+      if (quiet) continue;
+      const made = node('iframe', depth);
+      made.name = accessibleName(element, 'iframe');
+      let inner: Document | null = null;
+      try {
+        inner = (element as HTMLIFrameElement).contentDocument;
+      } catch {
+        inner = null;
+      }
+      const body = inner ? inner.body ?? inner.documentElement : null;
+      if (!inner) made.note = ' (other site: not read)';
+      add(out, made);
+      if (body) stack.push({ cursor: { next: null, list: [body], index: 0 }, out: depth > MAX_DEPTH ? out : made, fold: false, quiet: false, block: true });
+      continue;
+    }
+
+    if (element.namespaceURI === 'http://www.w3.org/2000/svg' || element.namespaceURI === 'http://www.w3.org/1998/Math/MathML') {
+      // Drawings are one image at most: their paths are no part of the outline.
+      if (quiet || frame.fold) continue;
+      const label = clean(element.getAttribute('aria-label') || svgTitle(element) || element.getAttribute('alttext') || '');
+      const role = roleOf(element);
+      const actionable = isActionable(element, role);
+      if (!label && !actionable) continue;
+      const made = node(role && role !== 'group' ? role : 'img', depth);
+      made.name = cut(label);
+      if (actionable) made.ref = shortRef(refs, element);
+      add(out, made);
+      continue;
+    }
+
+    let role = roleOf(element);
+    const actionable = isActionable(element, role);
+    if (!role && actionable) role = 'generic';
+    const flatten = quiet || (!actionable && (!role || frame.fold || (depth > MAX_DEPTH && !NAME_FROM_CONTENT.has(role))));
+    if (flatten) {
+      const block = BLOCK_TAGS.has(tag);
+      if (block) out.brk = true;
+      if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || tag === 'IMG') continue;
+      stack.push({ cursor: childCursor(element), out, fold: frame.fold, quiet, block });
+      continue;
+    }
+
+    const made = node(role, Math.min(depth, MAX_DEPTH + 1));
+    // Inside a node named from its content, an actionable part's own text is its name.
+    made.name = accessibleName(element, role, NAME_FROM_CONTENT.has(role) || frame.fold);
+    if (tag === 'IMG' && !made.name && !actionable) continue;
+    made.states = statesOf(element, role);
+    if (actionable) made.ref = shortRef(refs, element);
+    made.value = cut(clean(valueOf(element, role)));
+    add(out, made);
+    // Deeper than MAX_DEPTH, what is inside goes on the same level.
+    const into = depth > MAX_DEPTH ? out : made;
+    if (tag === 'SELECT') {
+      listOptions(element as HTMLSelectElement, into, order);
+      continue;
+    }
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'IMG') continue;
+    stack.push({ cursor: childCursor(element), out: into, fold: frame.fold || (NAME_FROM_CONTENT.has(role) && Boolean(made.name)), quiet, block: true });
+  }
+
+  return render(top, order, maxLength, walkCut);
+}
+
+/** A native select's options as child lines (no references: select_option picks them by label). */
+function listOptions(select: HTMLSelectElement, out: Node_, order: Node_[]): void {
+  const options = select.options;
+  let listed = 0;
+  for (let i = 0; i < options.length; i++) {
+    const option = options[i]!;
+    if (listed >= MAX_OPTIONS && !option.selected) continue;
+    const made = node('option', out.depth + 1);
+    made.name = cut(clean(option.label || option.text));
+    made.states = statesOf(option, 'option');
+    out.kids.push(made);
+    order.push(made);
+    listed++;
+  }
+  if (options.length > listed) out.kids.push({ text: `… ${options.length - listed} more options` });
+}
+
+/** Drops empty nodes bottom-up, lifts single-child list items, prints the lines and cuts them. */
+function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean): Outline {
+  // `order` is the nodes in the order they were made: children after their parent. Backwards, every
+  // node's kids are final before the node itself is looked at.
+  const kept = new WeakSet<Node_>();
+  const prune = (n: Node_) => {
+    const kids: Array<Node_ | Run> = [];
+    for (const kid of n.kids) {
+      if (kid.role === undefined) {
+        const text = cut(clean(kid.text));
+        if (text) kids.push({ text });
+      } else if (kept.has(kid)) {
+        // A list item around one node says nothing the node does not: the node takes its place.
+        if (kid.role === 'listitem' && !kid.name && !kid.ref && kid.kids.length === 1 && kid.kids[0]!.role !== undefined) kids.push(kid.kids[0]!);
+        else kids.push(kid);
+      }
+    }
+    n.kids = kids;
+    if (n.name || n.ref || n.value || n.note || kids.length || ALWAYS_SHOWN.has(n.role)) kept.add(n);
+  };
+  for (let i = order.length - 1; i >= 0; i--) prune(order[i]!);
+  prune(top);
+
+  const note = cutNote(maxLength);
+  const limit = maxLength - note.length - 1;
+  const lines: string[] = [];
+  let length = 0;
+  let truncated = walkCut;
+  const stack: Array<{ item: Node_ | Run; indent: number }> = [];
+  for (let i = top.kids.length - 1; i >= 0; i--) stack.push({ item: top.kids[i]!, indent: 0 });
+  while (stack.length) {
+    const { item, indent } = stack.pop()!;
+    const pad = '  '.repeat(Math.min(indent, MAX_DEPTH + 1));
+    let line: string;
+    let kids: Array<Node_ | Run> = [];
+    if (item.role === undefined) {
+      line = `${pad}- text: ${valueText(item.text)}`;
+    } else {
+      line = `${pad}- ${item.role}${item.name ? ` ${JSON.stringify(item.name)}` : ''}${item.states}${item.ref ? ` [ref=${item.ref}]` : ''}${item.note}`;
+      kids = item.kids;
+      const only = kids.length === 1 ? kids[0]! : undefined;
+      // A field's value; a select's options follow it as child lines.
+      if (item.value) line += `: ${valueText(item.value)}`;
+      else if (only && only.role === undefined) {
+        line += `: ${valueText(only.text)}`;
+        kids = [];
+      } else if (kids.length) line += ':';
+    }
+    if (length + line.length + 1 > limit) {
+      truncated = true;
+      break;
+    }
+    lines.push(line);
+    length += line.length + 1;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ item: kids[i]!, indent: indent + 1 });
+  }
+  const nodes = lines.length;
+  if (truncated) lines.push(note);
+  return { text: lines.join('\n'), nodes, truncated };
+}
+
+/**
+ * An element's role and accessible name as the outline prints them ('generic' for an element
+ * without a role; the name read from the content when nothing else names it), for the approval
+ * card's words and the page agent's `describe`.
+ */
+export function roleAndName(element: Element): { role: string; name: string } {
+  let role = roleOf(element);
+  if (element.namespaceURI === 'http://www.w3.org/2000/svg') role = role || 'img';
+  if (!role) role = 'generic';
+  let name = accessibleName(element, role);
+  if (!name) name = accessibleName(element, role, true);
+  return { role, name };
 }
