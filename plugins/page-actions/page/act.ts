@@ -31,7 +31,14 @@ export interface ActContext {
   name(element: Element): string;
   /** The element the last hover or click left the mouse on (for mouseout/leave). */
   pointer: { last: Element | null };
+  /** The highlight's label for an action, in the user's language ("Click", "Type"). */
+  label(action: ActionWord): string;
 }
+
+export type ActionWord = 'click' | 'fill' | 'select' | 'press' | 'hover' | 'scroll';
+
+/** The labels when the locale has none. */
+export const ENGLISH_LABELS: Record<ActionWord, string> = { click: 'Click', fill: 'Type', select: 'Choose', press: 'Press', hover: 'Hover', scroll: 'Scroll' };
 
 const BUTTON_WORD: Record<Button, string> = { left: 'Clicked', right: 'Right-clicked', middle: 'Middle-clicked' };
 
@@ -58,7 +65,7 @@ function stateWord(element: Element): string {
 export function click(ctx: ActContext, element: Element, options: { button?: Button; double?: boolean; modifiers?: string[] } = {}): string {
   const point = ensureActionable(element, ctx.describe);
   const button = options.button ?? 'left';
-  show(element, options.double ? 'Double-click' : 'Click');
+  show(element, ctx.label('click'));
   const mods = modifiersFrom(options.modifiers);
   clickSequence(element, point, { button, double: options.double, mods, previous: ctx.pointer.last });
   ctx.pointer.last = element;
@@ -70,7 +77,7 @@ export function click(ctx: ActContext, element: Element, options: { button?: But
 
 export function hover(ctx: ActContext, element: Element): string {
   const point = ensureActionable(element, ctx.describe, { enabled: false });
-  show(element, 'Hover');
+  show(element, ctx.label('hover'));
   // Only the hover part of a click: over/enter/move (and out/leave on what the mouse left).
   hoverSequence(element, point, undefined, ctx.pointer.last);
   ctx.pointer.last = element;
@@ -121,7 +128,7 @@ export function fill(ctx: ActContext, element: Element, text: string, submit = f
     throw new ActionError(`${ctx.describe(field)} is read-only: the page does not let anyone type in it.`);
   }
   ensureActionable(field, ctx.describe);
-  show(field, 'Type');
+  show(field, ctx.label('fill'));
   if (deepActiveElement(field.ownerDocument) !== field) focusElement(field);
   selectAllIn(field);
   const how = insertText(field, text, true);
@@ -195,7 +202,7 @@ function selectNative(ctx: ActContext, select: HTMLSelectElement, value?: string
   if (!choice) throw new ActionError(`${ctx.describe(select)} has no option with ${wanted(value, label)}. Its options: ${optionList(choices)}.`);
   if (choice.disabled) throw new ActionError(`The option ${quoteName(choice.label)} of ${ctx.describe(select)} is disabled: choose another.`);
   ensureActionable(select, ctx.describe);
-  show(select, 'Choose');
+  show(select, ctx.label('select'));
   const option = choice.element as HTMLOptionElement;
   if (deepActiveElement(select.ownerDocument) !== select) focusElement(select);
   const already = option.selected && (!select.multiple || [...select.selectedOptions].length === 1);
@@ -248,7 +255,7 @@ async function selectAria(ctx: ActContext, host: Element, value?: string, label?
   }
   if (choice.disabled) throw new ActionError(`The option ${quoteName(choice.label)} of ${ctx.describe(host)} is disabled: choose another.`);
   const point = ensureActionable(choice.element, ctx.describe);
-  show(choice.element, 'Choose');
+  show(choice.element, ctx.label('select'));
   clickSequence(choice.element, point, { previous: ctx.pointer.last });
   ctx.pointer.last = choice.element;
   return `Chose ${quoteName(choice.label)} in ${ctx.name(host)} (${opened ? 'opened it and ' : ''}clicked the option).`;
@@ -265,7 +272,7 @@ export function press(ctx: ActContext, spec: string, element?: Element): string 
     target = element;
   }
   const focused = target ?? deepActiveElement(ctx.doc) ?? ctx.doc.body;
-  if (focused && focused !== ctx.doc.body) show(focused, `Press ${spec.slice(0, 30)}`);
+  if (focused && focused !== ctx.doc.body) show(focused, `${ctx.label('press')} ${spec.slice(0, 30)}`);
   const result = pressKey(ctx.doc, spec, target);
   const where = result.target && result.target !== ctx.doc.body && result.target !== ctx.doc.documentElement ? ` in ${ctx.name(focused ?? result.target)}` : '';
   let note = `Pressed ${spec.slice(0, 60)}${where}`;
@@ -309,8 +316,8 @@ export function scroll(ctx: ActContext, element: Element | undefined, direction?
   if (element && !direction) {
     const hidden = hiddenReason(element);
     if (hidden) throw new ActionError(`${ctx.describe(element)} cannot be scrolled to: ${hidden}.`);
-    show(element, 'Scroll');
-    element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+    show(element, ctx.label('scroll'));
+    element.scrollIntoView?.({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
     return `Scrolled ${ctx.name(element)} into view.`;
   }
   const dir = direction ?? 'down';
@@ -321,7 +328,7 @@ export function scroll(ctx: ActContext, element: Element | undefined, direction?
   const box = scroller ?? page;
   const size = scroller ? (vertical ? scroller.clientHeight : scroller.clientWidth) : vertical ? view.innerHeight : view.innerWidth;
   const distance = Math.round(sign * Math.max(1, size) * 0.9 * Math.min(Math.max(amount, 0.05), 20));
-  if (element) show(element, 'Scroll');
+  if (element) show(element, ctx.label('scroll'));
   const before = vertical ? box.scrollTop : box.scrollLeft;
   scrollBy(scroller ?? view, vertical ? 0 : distance, vertical ? distance : 0);
   const after = vertical ? box.scrollTop : box.scrollLeft;

@@ -21,10 +21,11 @@ export function scrollIntoViewIfNeeded(element: Element): void {
   const rect = element.getBoundingClientRect();
   const inView = view && rect.top >= 0 && rect.left >= 0 && rect.bottom <= view.innerHeight && rect.right <= view.innerWidth;
   if (inView && isFrameInView(element)) return;
+  if (typeof element.scrollIntoView !== 'function') return;
   try {
     element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
   } catch {
-    element.scrollIntoView?.();
+    element.scrollIntoView();
   }
 }
 

@@ -1,6 +1,6 @@
 import { elementRefsFor, type ElementRefs } from '@/core/page/element-refs';
 import type { ActionReply, ElementFacts, OutlineReply, PageReply, PageRequest, RectReply } from '../protocol';
-import { click, fill, hover, press, scroll, selectOption, type ActContext } from './act';
+import { ENGLISH_LABELS, click, fill, hover, press, scroll, selectOption, type ActContext, type ActionWord } from './act';
 import { ActionError, frameContentOffset, frameElementOf, scrollIntoViewIfNeeded } from './actionable';
 import { setBar } from './bar';
 import { quoteName, watchChanges } from './changes';
@@ -65,8 +65,20 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
     return `${name(element)}${ref}`;
   }
 
+  /** `pageActions.bar.action.*` of the plugin's locale, English where the locale has no such word. */
+  function actionLabel(action: ActionWord): string {
+    const key = `pageActions.bar.action.${action}`;
+    let word = '';
+    try {
+      word = env.words(key);
+    } catch {
+      word = '';
+    }
+    return word && word !== key && word !== key.replace(/\./g, '_') ? word : ENGLISH_LABELS[action];
+  }
+
   function context(): ActContext {
-    return { doc: win.document, describe, name, pointer };
+    return { doc: win.document, describe, name, pointer, label: actionLabel };
   }
 
   function resolve(ref: string, token: string | undefined): Element {

@@ -23,6 +23,8 @@ function setterOf(proto: object | undefined, name: string): ((v: unknown) => voi
 
 const natives = {
   dispatch: EventTarget.prototype.dispatchEvent,
+  listen: EventTarget.prototype.addEventListener,
+  unlisten: EventTarget.prototype.removeEventListener,
   focus: HTMLElement.prototype.focus,
   blur: HTMLElement.prototype.blur,
   click: HTMLElement.prototype.click,
@@ -34,6 +36,27 @@ const natives = {
   optionSelected: setterOf(globalThis.HTMLOptionElement?.prototype, 'selected'),
   checked: setterOf(globalThis.HTMLInputElement?.prototype, 'checked'),
 };
+
+/**
+ * Builds an event, with the init's `view` when the engine takes it: where the element's window is
+ * not a Window of this realm (jsdom under a test runner), this world's window, else no view.
+ */
+export function makeEvent<T extends Event, I extends EventInit & { view?: Window | null }>(Ctor: new (type: string, init: I) => T, type: string, init: I): T {
+  try {
+    return new Ctor(type, init);
+  } catch (error) {
+    if (!init.view) throw error;
+    const own = (globalThis as { window?: Window }).window;
+    if (own && own !== init.view && own.document === init.view.document) {
+      try {
+        return new Ctor(type, { ...init, view: own });
+      } catch {
+        // Fall through: no view at all.
+      }
+    }
+    return new Ctor(type, { ...init, view: null });
+  }
+}
 
 /** Dispatches `event` at `target` with the native method; false when a listener cancelled it. */
 export function fire(target: EventTarget, event: Event): boolean {
@@ -167,9 +190,9 @@ function mouse(element: Element, type: string, point: Point, mods: Modifiers, ex
       pressure: type === 'pointerdown' || ((init.buttons ?? 0) !== 0 && type === 'pointermove') ? 0.5 : 0,
     };
     const Ctor = (globalThis as { PointerEvent?: typeof PointerEvent }).PointerEvent;
-    return fire(element, Ctor ? new Ctor(type, pointerInit) : new MouseEvent(type, init));
+    return fire(element, Ctor ? makeEvent(Ctor, type, pointerInit) : makeEvent(MouseEvent, type, init));
   }
-  return fire(element, new MouseEvent(type, init));
+  return fire(element, makeEvent(MouseEvent, type, init));
 }
 
 /** pointerover, pointerenter, mouseover, mouseenter, pointermove, mousemove: what moving the mouse onto it fires. */
@@ -373,7 +396,7 @@ export function keyEvent(target: Element, type: 'keydown' | 'keypress' | 'keyup'
     view: viewOf(target) as Window,
     ...mods,
   };
-  return fire(target, new KeyboardEvent(type, init));
+  return fire(target, makeEvent(KeyboardEvent, type, init));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,7 +411,11 @@ export function isTextControl(element: Element): element is HTMLInputElement | H
 export const TEXT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'number', '']);
 
 export function isContentEditable(element: Element): boolean {
-  return (element as HTMLElement).isContentEditable === true || /^(|true|plaintext-only)$/i.test(element.getAttribute('contenteditable') ?? 'x');
+  const flag = (element as HTMLElement).isContentEditable;
+  if (typeof flag === 'boolean') return flag;
+  // Engines without isContentEditable (jsdom): the closest contenteditable attribute decides.
+  const host = element.closest('[contenteditable]');
+  return Boolean(host && /^(|true|plaintext-only)$/i.test(host.getAttribute('contenteditable') ?? ''));
 }
 
 /** Selects everything in a text field or an editable element, so typing replaces it. */
@@ -420,12 +447,12 @@ export function insertText(element: Element, text: string, replaceAll: boolean):
   const doc = element.ownerDocument;
   let sawInput = false;
   const watch = () => (sawInput = true);
-  element.addEventListener('input', watch, true);
+  apply(natives.listen, element, ['input', watch, true]);
   try {
     const done = text === '' ? execCommand(doc, 'delete') : execCommand(doc, 'insertText', text);
     if (done && sawInput) return 'execCommand';
   } finally {
-    element.removeEventListener('input', watch, true);
+    apply(natives.unlisten, element, ['input', watch, true]);
   }
   const inputType = text === '' ? 'deleteContentBackward' : 'insertText';
   const data = text === '' ? null : text;
