@@ -1,5 +1,6 @@
 import type { PendingApproval } from '@/core/approvals/gate';
-import { formatList, t, type MessageKey } from '@/core/ui/i18n';
+import { known } from '@/core/i18n/catalog';
+import { formatList, locale, parts, say, t, type MessageKey } from '@/core/ui/i18n';
 import { siteOf } from '@/core/ui/site';
 
 /** How many characters of a tab's title the card shows (the rest is in its tooltip). */
@@ -42,6 +43,36 @@ export function cutTitle(title: string, max: number = TAB_TITLE_SHOWN): { text: 
   return { text: tip.length > max ? `${tip.slice(0, max - 1).join('').trimEnd()}…` : more ? `${flat}…` : flat, full };
 }
 
+/** How many characters of a name from the page the action line shows. */
+export const ACTION_NAME_SHOWN = 80;
+
+/** A piece of the action line: the sentence's own words, or a name from the page (shown isolated, `dir="auto"`). */
+export type ActionPart = { text: string } | { name: string };
+
+/**
+ * The call in words ("Click 'Place order' on shop.example") in the page's language, cut at its
+ * placeholders so that each name from the page is its own piece (cut at 80 graphemes, one line);
+ * undefined when the card has no words or this language has no such message.
+ */
+export function actionParts(approval: PendingApproval): ActionPart[] | undefined {
+  const words = approval.action;
+  if (!words || !known(locale.value, words)) return undefined;
+  if (typeof words.count === 'number') return [{ text: say(words) }];
+  const params = words.params ?? {};
+  return parts(words.key as MessageKey).map((p): ActionPart => {
+    if ('text' in p) return p;
+    const value = Object.prototype.hasOwnProperty.call(params, p.slot) ? params[p.slot] : undefined;
+    if (typeof value === 'string') return { name: value.trim() ? cutTitle(value, ACTION_NAME_SHOWN).text : '' };
+    if (typeof value === 'number') return { text: String(value) };
+    return { text: value ? say(value) : `{${p.slot}}` };
+  });
+}
+
+/** The action line as plain text (the screen reader's announcement). */
+export function actionText(approval: PendingApproval): string {
+  return (actionParts(approval) ?? []).map((p) => ('name' in p ? p.name : p.text)).join('');
+}
+
 /** What an outbound ask's sources are called: a host for an origin, a name as it is; each once. */
 export function sourceNames(sources: readonly string[] | undefined): string[] {
   return [...new Set((sources ?? []).map((s) => siteOf(s)).filter(Boolean))];
@@ -64,7 +95,9 @@ export function reasonText(approval: PendingApproval): string {
 
 /** What a screen reader hears when a card appears (the live region; the focus stays where it is). */
 export function announcement(approval: PendingApproval): string {
-  return t('approval.announce', { title: t('approval.title', { who: askerOf(approval), tool: approval.tool, site: siteShown(approval) }), why: reasonText(approval) });
+  const action = actionText(approval);
+  const why = action ? `${action} ${reasonText(approval)}` : reasonText(approval);
+  return t('approval.announce', { title: t('approval.title', { who: askerOf(approval), tool: approval.tool, site: siteShown(approval) }), why });
 }
 
 /** A text cut in three around where it differs from another: before, the part that differs, after. */

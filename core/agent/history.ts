@@ -42,8 +42,8 @@ function toAssistant(m: AssistantMessage): LanguageModelV3Message | null {
 function toResultPart(toolCallId: string, toolName: string, message: ToolMessage | undefined): LanguageModelV3ToolResultPart {
   const result = message?.result;
   if (!result) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: NOT_RUN } };
-  if (!result.ok) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: result.error } };
-  const value = (result.output === undefined ? null : result.output) as JSONValue;
+  if (!result.ok) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: result.notice ? `${result.error}\n\n${result.notice}` : result.error } };
+  const value = withNotice((result.output === undefined ? null : result.output) as JSONValue, result.notice);
   if (result.attachments?.length) {
     // Images beside the output: the provider's client keeps them where it can show them (tool-images.ts).
     return {
@@ -54,4 +54,10 @@ function toResultPart(toolCallId: string, toolName: string, message: ToolMessage
     };
   }
   return { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value } };
+}
+
+/** A result with Sidequest's own line after it (loop-guard.ts): appended to a text, else beside the output. */
+function withNotice(value: JSONValue, notice: string | undefined): JSONValue {
+  if (!notice) return value;
+  return typeof value === 'string' ? `${value}\n\n${notice}` : { result: value, notice };
 }

@@ -3,10 +3,12 @@ import type { ToolRegistry } from '@/core/registry/registry';
 import type { ToolContext, ToolGate, ToolSpec } from '@/core/registry/types';
 import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storage/db';
 import type { TraceSink } from '@/core/data/trace';
+import type { Said } from '@/core/i18n/catalog';
 import { describeProviderError, type RunError } from './errors';
 import { toModelPrompt } from './history';
 import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
+import { LoopGuard, type CallSeen } from './loop-guard';
 import { runToolCall } from './tool-call';
 import { abandon, ThrottledSaver, type Transcript } from './transcript';
 
@@ -24,10 +26,14 @@ export interface RunMeter {
   limit?: number;
 }
 
-/** How a loop ended: with a final answer, stopped by the user, a provider error, or the step limit. */
+/**
+ * How a loop ended: with a final answer, stopped by the user, a provider error, the step limit, the
+ * token budget, or the loop guard (`loop`: the same call or page read a third time; `notice` says which).
+ */
 export type LoopOutcome =
   | { status: 'done'; answer: AssistantMessage }
   | { status: 'stopped' }
+  | { status: 'loop'; notice: Said }
   | { status: 'error'; error: RunError }
   | { status: 'step_limit'; lastText: string }
   | { status: 'budget'; used: number; limit: number };
@@ -83,6 +89,9 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   let pendingWrite: Promise<unknown> | undefined;
   let lastText = '';
   const meter = options.meter ?? { used: 0, limit: options.tokenBudget };
+  // Repeats within this run: told once, stopped on the third (loop-guard.ts).
+  const guard = new LoopGuard();
+  let looping: Said | undefined;
 
   for (let step = 0; step < maxSteps; step++) {
     if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
@@ -184,7 +193,11 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       transcript.announce(toolMessage);
       const startedAt = performance.now();
       observer?.toolStarted(startedAt);
-      const result = await runToolCall(options, call, toolMessage);
+      const seen: Partial<CallSeen> = {};
+      let result = await runToolCall(options, call, toolMessage, seen);
+      const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
+      if (repeat.notice) result = { ...result, notice: repeat.notice };
+      looping ??= repeat.stop;
       const endedAt = performance.now();
       observer?.toolEnded(endedAt);
       toolMessage.status = result.ok ? 'done' : 'error';
@@ -199,10 +212,10 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       if (batch.length === 1) await runOne(batch[0]!);
       else await Promise.all(batch.map(runOne));
       for (const index of batch) history.push(toolMessages[index]!);
-      if (signal.aborted) {
+      if (signal.aborted || looping) {
         await Promise.all(writes);
         await abandon(transcript, toolMessages.slice(batch.at(-1)! + 1));
-        return { status: 'stopped' };
+        return looping && !signal.aborted ? { status: 'loop', notice: looping } : { status: 'stopped' };
       }
     }
     pendingWrite = Promise.all(writes).then(() => observer?.writesDone(performance.now()));

@@ -152,7 +152,7 @@ export class AgentRunner {
     const run: Run = { controller, done: Promise.resolve() };
     this.runs.set(conversationId, run);
     try {
-      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined });
+      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined, loop: undefined });
     } catch (error) {
       this.runs.delete(conversationId);
       throw error;
@@ -252,6 +252,9 @@ export class AgentRunner {
         break;
       case 'budget':
         await this.setStatus(conversationId, { status: 'budget', budget: { used: outcome.used, limit: outcome.limit } });
+        break;
+      case 'loop':
+        await this.setStatus(conversationId, { status: 'loop', loop: outcome.notice });
         break;
     }
   }

@@ -3,6 +3,7 @@ import { capError, errorMessage } from '@/core/registry/registry';
 import type { GatedCall, ReachHow, ToolResult } from '@/core/registry/types';
 import type { ToolCall, ToolMessage } from '@/core/storage/db';
 import type { LoopOptions } from './loop';
+import type { CallSeen } from './loop-guard';
 
 /** How often a tool message with live activity is written while its tool works. */
 const ACTIVITY_SAVE_INTERVAL_MS = 500;
@@ -12,7 +13,7 @@ const ACTIVITY_SAVE_INTERVAL_MS = 500;
  * `noGate`, which refuses every call the user would have to allow), then the registry; its live
  * activity (if any) is kept on its tool message.
  */
-export async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage): Promise<ToolResult> {
+export async function runToolCall(options: LoopOptions, call: ToolCall, toolMessage: ToolMessage, seen?: Partial<CallSeen>): Promise<ToolResult> {
   const { registry, transcript, signal } = options;
   if (call.invalid) {
     // Capped like the registry's errors: the model's own arguments can be huge.
@@ -35,6 +36,9 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
   // Judged by what this call does (a sandbox script reaches no page), where the tool says.
   const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
   const target = spec.annotations.target ? await registry.callTarget(call.name, input, options.toolContext?.tabId) : undefined;
+  // What the loop guard needs: did it read a page, or act (judged like the gate, by this call's annotations).
+  const judged = annotations ?? spec.annotations;
+  if (seen) Object.assign(seen, { readsPage: Boolean(judged.readOnly && judged.pages), acting: !judged.readOnly, tab: target?.tabId ?? options.toolContext?.tabId });
   const gated: GatedCall = {
     name: call.name,
     input,
@@ -44,6 +48,8 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
     tabId: options.toolContext?.tabId,
     agent: options.toolContext?.agentLabel,
     target,
+    // The card's words, for the tab the gate resolves (the loop binds the plugin's service).
+    ...(spec.annotations.describe ? { words: (tabId: number | undefined) => registry.callWords(call.name, input, tabId) } : {}),
   };
   const verdict = await gate.check(gated, signal);
   if (!verdict.ok) return verdict.result;
@@ -52,6 +58,7 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
   const approvedUrl = verdict.approvedUrl;
   // A tab's tool that named no tab runs on the tab the approval card showed.
   const pinnedTab = verdict.tabId !== undefined && options.toolContext?.tabId === undefined ? verdict.tabId : undefined;
+  if (seen && pinnedTab !== undefined) seen.tab ??= pinnedTab;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saving: Promise<unknown> = Promise.resolve();
   const reduce = registry.activityReducer(call.name);

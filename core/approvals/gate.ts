@@ -17,6 +17,7 @@ import {
 } from './card';
 import { DataFlow, letThrough, sensitiveFor, sinkOf, syncTarget } from './data-flow';
 import { RememberedChoices, toolSiteKey as key } from './remembered';
+import { callFacts, factsChanged, sameFacts, type CallFacts } from './words';
 import type { ApprovalAnswer, ApprovalChange, GateNote, PendingApproval, Permission, PermissionStore, RunSeed, TabView } from './types';
 
 // The types the pages and the protocol use live in ./types; imported from here as before.
@@ -36,6 +37,8 @@ export interface GateDeps {
   /** A plugin's name, for private reads that have no site (a plugin's files or lists) on the card. */
   pluginName?(pluginId: string): string | undefined;
   timeoutMs?: number;
+  /** How long a tool's `describe` may take before the card keeps its generic words (default 2 s). */
+  describeTimeoutMs?: number;
 }
 
 export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string; tabId?: number } | { ok: false; result: ToolResult };
@@ -139,6 +142,11 @@ export class ApprovalGate implements ToolGate {
     // origins), or a remote tool server's (its plugin marks the target `configured`).
     const onLocalNetwork = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url));
     const local = onLocalNetwork && !target?.configured && !(await this.deps.configured?.(url!));
+    // The call in words, for the tab resolved above (none when it names a tab that is gone: it fails anyway).
+    const wordsTab = tab?.id ?? target?.tabId ?? call.tabId;
+    const facts: CallFacts = target?.tabId !== undefined && annotations.pages && !tab ? { kind: 'none' } : await callFacts(call, wordsTab, this.deps.describeTimeoutMs);
+    // Sensitive (or unreadable): asked every time, never remembered (policy.ts).
+    const sensitiveCall = facts.kind === 'unknown' || (facts.kind === 'words' && facts.sensitive);
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,
@@ -148,6 +156,7 @@ export class ApprovalGate implements ToolGate {
       trusted: Boolean(state?.trusted),
       outbound: sensitive.length > 0,
       local,
+      sensitive: sensitiveCall,
     });
     const note: GateNote = {
       site,
@@ -168,20 +177,30 @@ export class ApprovalGate implements ToolGate {
         ...(tab ? { tab: { id: tab.id, title: tab.title, origin: tabOrigin! } } : {}),
         ...(decision.reason === 'outbound' ? { sink, sources: sensitive.map((s) => this.sourceName(s)) } : {}),
         ...(changed ? { changed } : {}),
+        ...(facts.kind === 'words' ? { action: facts.words } : {}),
+        ...(sensitiveCall ? { sensitive: true } : {}),
+        ...(facts.kind === 'unknown' ? { unchecked: true } : {}),
       }),
       signal,
     );
     if (answer === 'withdrawn') return { ok: false, result: { ...WITHDRAWN } };
     if (answer === 'timeout') return { ok: false, result: declined(call.name, site, UNANSWERED) };
     if (answer === 'deny') return { ok: false, result: declined(call.name, site) };
+    // A sensitive call is never remembered: an 'always' (the card offers none) counts as once.
+    const remember = answer === 'always' && !sensitiveCall;
     // The answer holds for the tab the card named, while it shows the same site.
     if (tab) {
       const now = target?.tabId === undefined ? await this.deps.activeTab() : await this.deps.tab(tab.id);
       const nowOrigin = now ? originOf(now.url) || now.url : '';
       if (!now || now.id !== tab.id || nowOrigin !== tabOrigin) return { ok: false, result: tabChanged(call.name, tabOrigin!, now?.id === tab.id ? nowOrigin : undefined) };
     }
+    // The words hold for what the card named: read again, and refuse if the page changed them meanwhile.
+    if (facts.kind === 'words') {
+      const again = await callFacts(call, wordsTab, this.deps.describeTimeoutMs);
+      if (!sameFacts(facts, again)) return { ok: false, result: factsChanged(call.name, facts, again) };
+    }
     const pinned = pin ? { pin, description: pinnedDescription(call.spec) } : {};
-    if (answer === 'always') await this.remembered.remember({ tool: call.name, site, decision: 'allow', at: Date.now(), ...pinned });
+    if (remember) await this.remembered.remember({ tool: call.name, site, decision: 'allow', at: Date.now(), ...pinned });
     else if (decision.scope === 'site' && state) state.allowedSites.set(key(call.name, site), pinned);
     if (decision.reason === 'outbound' && state) letThrough(state, sink, sensitive);
     return {

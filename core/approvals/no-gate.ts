@@ -9,6 +9,7 @@ const WHY: Record<AskReason, string> = {
   destructive: 'it may delete or overwrite what cannot be got back',
   outbound: 'it can send data out to the web',
   local: 'it reaches the user\'s own network',
+  sensitive: 'it may pay, delete, send, or type a password',
 };
 
 /**

@@ -11,9 +11,11 @@ export type RememberedDecision = 'allow' | 'deny';
  * - `destructive`: a tool that may delete or overwrite what cannot be got back;
  * - `outbound`: after private data was read, a call that can carry data to another site than the
  *   one(s) it was read from;
- * - `local`: a call that reaches the user's own network (loopback, private, link-local, single-label hosts).
+ * - `local`: a call that reaches the user's own network (loopback, private, link-local, single-label hosts);
+ * - `sensitive`: this call may pay, delete, send, or type a password (its tool's `describe` says so,
+ *   or could not tell): asked every time, never remembered.
  */
-export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local';
+export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive';
 
 /**
  * What the gate does with a call. `scope` of an ask: `call` (Allow once allows this call only) or
@@ -41,12 +43,20 @@ export interface CallSituation {
   outbound: boolean;
   /** An open-world call to an address on the user's own network. */
   local?: boolean;
+  /**
+   * This call may pay, delete, send, or type a password (its tool's `describe` said so, or could not
+   * say what it acts on): asked every time, whatever was remembered or switched on.
+   */
+  sensitive?: boolean;
 }
 
 /**
  * The approval policy: a pure function of the tool's annotations and the call's situation, never
  * of a tool's name. The defaults (ARCHITECTURE.md → "Approvals"):
- * - the conversation's "act without asking" switch allows everything; a remembered Deny denies;
+ * - a sensitive call (it may pay, delete, send, or type a password) is asked every time, with scope
+ *   `call`: neither a remembered Always allow nor the "act without asking" switch skips it (a
+ *   remembered Deny still denies; an outbound or local ask says that reason instead);
+ * - the conversation's "act without asking" switch allows everything else; a remembered Deny denies;
  * - the outbound rule asks, even for tools otherwise allowed or remembered;
  * - a call to the user's own network asks every time, unless this tool is remembered for that site;
  * - a remembered Always allow allows;
@@ -58,6 +68,10 @@ export interface CallSituation {
  */
 export function decide(s: CallSituation): Decision {
   const a = s.annotations;
+  if (s.sensitive) {
+    if (s.remembered === 'deny') return { action: 'deny' };
+    return { action: 'ask', reason: s.outbound ? 'outbound' : s.local ? 'local' : 'sensitive', scope: 'call' };
+  }
   if (s.trusted) return { action: 'allow' };
   if (s.remembered === 'deny') return { action: 'deny' };
   if (s.outbound) return { action: 'ask', reason: 'outbound', scope: 'call' };

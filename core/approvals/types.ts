@@ -1,3 +1,4 @@
+import type { Said } from '@/core/i18n/catalog';
 import type { ToolSpec } from '@/core/registry/types';
 import type { AskReason, RememberedDecision } from './policy';
 
@@ -41,6 +42,18 @@ export interface PendingApproval {
    */
   redirectFrom?: string;
   localAddress?: string;
+  /**
+   * The call in words ("Click 'Place order' on shop.example"), from its tool's `describe`, read from
+   * the page for the tab the card shows. Names from the page are parameters (shown as text, cut).
+   */
+  action?: Said;
+  /**
+   * It may pay, delete, send, or type a password (or what it acts on could not be read): asked every
+   * time; the card offers no Always allow, and the gate takes an 'always' as once.
+   */
+  sensitive?: boolean;
+  /** The tool's `describe` failed or took too long: the card has only the generic words. */
+  unchecked?: boolean;
   /** `site`: Allow once also covers this tool on this site for the rest of the conversation. */
   scope: 'call' | 'site';
   askedAt: number;

@@ -75,12 +75,13 @@ const conversationSchema = z.object({
   titleEdited: z.boolean().optional(),
   createdAt: time,
   updatedAt: time,
-  status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget']),
+  status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget', 'loop']),
   error: runError.optional(),
   model: short.optional(),
   // `actWithoutAsking` is read but never imported: a file must not switch the approvals off.
   actWithoutAsking: z.boolean().optional(),
   budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
+  loop: saidSchema.optional(),
 });
 
 const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };

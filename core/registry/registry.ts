@@ -3,6 +3,7 @@ import { toJsonSafe } from './json-safe';
 import { TOOL_THROWN_CODES } from './types';
 import { cutKeepingEnvelopes } from './untrusted';
 import type {
+  CallWords,
   InputValidator,
   Plugin,
   ToolAnnotations,
@@ -240,6 +241,20 @@ export class ToolRegistry {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * One call in words for its approval card (its tool's `describe`, given the plugin's service and
+   * the tab the gate resolved). Built-in tools only (an outside source's words are not ours to
+   * show as facts). Throws what `describe` throws; a result without words counts as none.
+   */
+  async callWords(name: string, input: unknown, tabId?: number): Promise<CallWords | undefined> {
+    const entry = this.tools.get(name);
+    const describe = entry?.spec.annotations.describe;
+    if (!entry || !describe || entry.plugin.source !== 'builtin') return undefined;
+    const words = await describe(input ?? {}, { tabId, service: entry.service });
+    if (!words || typeof words.words?.key !== 'string') return undefined;
+    return { words: words.words, ...(words.sensitive ? { sensitive: true } : {}) };
   }
 
   /** The tool's activity reducer (see `ToolContext.reportActivity`), if it reports activity. */

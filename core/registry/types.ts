@@ -1,4 +1,5 @@
 import type { JSONSchema7 } from 'json-schema';
+import type { Said } from '@/core/i18n/catalog';
 
 /**
  * What a tool may use while it runs, besides its input. Built-in tools get all of it; page tools
@@ -95,6 +96,23 @@ export interface ToolAnnotations {
    * (page tools, MCP servers) put what they are told in `claims`, never here.
    */
   forCall?: (input: any, context: { tabId?: number; service: any }) => CallAnnotations | undefined | Promise<CallAnnotations | undefined>;
+  /**
+   * What one call will do, in words for the approval card ("Click 'Place order' on shop.example"),
+   * and whether it is `sensitive` (it may pay, delete, send, or type a password: asked every time,
+   * never remembered). `tabId` is the tab the call concerns as the gate resolved it (the active tab
+   * when the call names none). Built-in tools only; a `describe` that throws or takes longer than
+   * about 2 s leaves the card with its generic words (and the call is judged as sensitive: what it
+   * does could not be read). Undefined: nothing more to say than the generic words.
+   */
+  describe?: (input: any, context: { tabId?: number; service: any }) => CallWords | undefined | Promise<CallWords | undefined>;
+}
+
+/** A call in words, for its approval card (see `ToolAnnotations.describe`). */
+export interface CallWords {
+  /** One sentence in the user's language: names from the page go in as parameters (cut, shown as text). */
+  words: Said;
+  /** It may pay, delete, send, or type a password: asked every time, never remembered. */
+  sensitive?: boolean;
 }
 
 /** The part of a tool's annotations one call may narrow (see `ToolAnnotations.forCall`). */
@@ -201,10 +219,14 @@ export interface ToolAttachment {
   data: string;
 }
 
-/** The outcome of one tool call, as data: a tool call never throws into the agent loop. */
+/**
+ * The outcome of one tool call, as data: a tool call never throws into the agent loop. `notice`: a
+ * line from Sidequest itself that the model reads after the result (the loop's "you are repeating
+ * yourself", `core/agent/loop-guard.ts`); never from the tool.
+ */
 export type ToolResult =
-  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[] }
-  | { ok: false; error: string; code: ToolErrorCode };
+  | { ok: true; output: unknown; truncated?: boolean; attachments?: ToolAttachment[]; notice?: string }
+  | { ok: false; error: string; code: ToolErrorCode; notice?: string };
 
 export type ToolErrorCode =
   | 'not_found'
@@ -254,4 +276,10 @@ export interface GatedCall {
   agent?: string;
   /** The call's target, resolved with its plugin's service (`ToolRegistry.callTarget`); when absent the gate reads the tool's `target` itself. */
   target?: ToolTarget;
+  /**
+   * The call in words for the tab the gate resolved (`ToolAnnotations.describe`, bound to its
+   * plugin's service by the loop: `ToolRegistry.callWords`); absent for tools without `describe`.
+   * May throw or hang: the gate bounds it.
+   */
+  words?: (tabId: number | undefined) => Promise<CallWords | undefined>;
 }

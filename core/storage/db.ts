@@ -14,7 +14,8 @@ export type RunStatus =
   | 'interrupted' // the browser stopped the background mid-run
   | 'error' // the provider failed; `error` says how
   | 'step_limit' // the run reached the step limit
-  | 'budget'; // the run reached its token budget ("budget reached"); Continue starts a new run
+  | 'budget' // the run reached its token budget ("budget reached"); Continue starts a new run
+  | 'loop'; // the loop guard stopped it: the same call, or the same page read, a third time (`loop` says which)
 
 export interface Conversation {
   id: string;
@@ -31,6 +32,8 @@ export interface Conversation {
   actWithoutAsking?: boolean;
   /** Set when the last run stopped at its token budget: what it used and the budget then. */
   budget?: { used: number; limit: number };
+  /** Set when the loop guard stopped the last run: what it repeated (`core/agent/loop-guard.ts`). */
+  loop?: Said;
 }
 
 export interface ToolCall {

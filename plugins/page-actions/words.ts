@@ -1,9 +1,163 @@
-import type { ToolAnnotations } from '@/core/registry/types';
+import { browser } from 'wxt/browser';
+import { said, type Said } from '@/core/i18n/catalog';
+import type { CallWords, ToolAnnotations } from '@/core/registry/types';
+import type { ElementFacts } from './protocol';
+import type { PageActionsService } from './service';
+import { isSensitiveName } from './sensitive';
 
 /**
- * The approval card's words for an action and whether it is sensitive (the `gate` work;
- * placeholder in the skeleton): an annotation `describe` for the tool of that name.
+ * The approval card's words for each action ("Click 'Place order' on shop.example", "Type 'buy
+ * milk' into 'What needs to be done?'") and whether the call is sensitive (asked every time,
+ * never remembered: `core/approvals/policy.ts`). The gate calls a tool's `describe` annotation
+ * with the tab it resolved; for an element, the words ask the page agent what it is (`describe`,
+ * no side effect). Names from the page go in as parameters (cut here, shown as text by the card);
+ * a password is never shown, only dots.
+ *
+ * Sensitive: typing into a password field (or a field named like one, or a card number); a click,
+ * or Enter in a field, on an element whose name suggests paying, deleting or sending (`sensitive.ts`),
+ * or that submits a form that posts (`submitsPost`); Enter or Space with no element named (it goes
+ * to whatever has the focus, which cannot be checked).
  */
-export function cardWords(_tool: string): ToolAnnotations['forCall'] {
-  return undefined;
+
+/** How much of a name or a typed text goes into the words (the card cuts again at 80). */
+const NAME_CHARS = 80;
+const TEXT_CHARS = 60;
+/** What a password looks like on the card: always the same dots, so not even its length shows. */
+const PASSWORD_DOTS = '••••••••';
+
+/** What `describeAction` needs besides the call: the page agent, and the tab's host for "on shop.example". */
+export interface WordsEnv {
+  service: Pick<PageActionsService, 'callPage'>;
+  /** The tab's host ("shop.example"), or undefined when it cannot be told. */
+  host(tabId: number): Promise<string | undefined>;
+}
+
+/** Actions with words; the read-only tools (read_page, wait_for, screenshot) have no card. */
+const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate'] as const;
+type Action = (typeof ACTIONS)[number];
+
+/**
+ * The `describe` annotation for the tool named `tool` (undefined for tools without a card):
+ * `annotations: { …, describe: cardWords('click') }`.
+ */
+export function cardWords(tool: string): ToolAnnotations['describe'] {
+  if (!(ACTIONS as readonly string[]).includes(tool)) return undefined;
+  return (input, context) => describeAction(tool as Action, input ?? {}, context.tabId, { service: context.service as PageActionsService, host: tabHost });
+}
+
+/** The words of one call of `tool` in tab `tabId`. Throws when the page cannot be asked (the gate then keeps its generic words). */
+export async function describeAction(tool: Action, input: Record<string, unknown>, tabId: number | undefined, env: WordsEnv): Promise<CallWords | undefined> {
+  const ref = typeof input.ref === 'string' ? input.ref : undefined;
+  const site = async (): Promise<string | Said> => (tabId === undefined ? undefined : await env.host(tabId).catch(() => undefined)) || said('pageActions.card.thisPage');
+  const facts = async (): Promise<ElementFacts | undefined> => (ref === undefined ? undefined : await elementFacts(env, tabId, ref));
+  switch (tool) {
+    case 'click': {
+      const el = await facts();
+      const name = nameOf(el, ref);
+      const keys = Array.isArray(input.modifiers) && input.modifiers.length ? input.modifiers.join('+') : '';
+      const key = keys
+        ? 'pageActions.card.clickWith'
+        : input.double === true
+          ? 'pageActions.card.doubleClick'
+          : input.button === 'right'
+            ? 'pageActions.card.rightClick'
+            : input.button === 'middle'
+              ? 'pageActions.card.middleClick'
+              : 'pageActions.card.click';
+      return { words: said(key, { name, site: await site(), ...(keys ? { keys } : {}) }), ...sensitive(el !== undefined && actsSensitively(el)) };
+    }
+    case 'fill': {
+      const el = await facts();
+      const name = nameOf(el, ref);
+      const text = typeof input.text === 'string' ? input.text : '';
+      const secret = el !== undefined && isSecretField(el);
+      const submit = input.submit === true;
+      if (!text && !submit) return { words: said('pageActions.card.clear', { name, site: await site() }), ...sensitive(false) };
+      const shown = secret ? PASSWORD_DOTS : cut(text, TEXT_CHARS);
+      return {
+        words: said(submit ? 'pageActions.card.fillSubmit' : 'pageActions.card.fill', { text: shown, name, site: await site() }),
+        ...sensitive(secret || (submit && el !== undefined && actsSensitively(el))),
+      };
+    }
+    case 'select_option': {
+      const el = await facts();
+      const option = typeof input.label === 'string' ? input.label : typeof input.value === 'string' ? input.value : '';
+      return { words: said('pageActions.card.select', { option: cut(option, NAME_CHARS), name: nameOf(el, ref), site: await site() }), ...sensitive(false) };
+    }
+    case 'press_key': {
+      const key = typeof input.key === 'string' ? cut(input.key, 60) : '';
+      const presses = /(^|\+)(Enter|Return| |Space|Spacebar)$/i.test(key);
+      if (ref === undefined) return { words: said('pageActions.card.press', { key, site: await site() }), ...sensitive(presses) };
+      const el = await facts();
+      return { words: said('pageActions.card.pressIn', { key, name: nameOf(el, ref), site: await site() }), ...sensitive(presses && el !== undefined && actsSensitively(el)) };
+    }
+    case 'hover': {
+      const el = await facts();
+      return { words: said('pageActions.card.hover', { name: nameOf(el, ref), site: await site() }), ...sensitive(false) };
+    }
+    case 'scroll': {
+      const direction = typeof input.direction === 'string' && ['up', 'down', 'left', 'right'].includes(input.direction) ? said(`pageActions.card.direction.${input.direction as 'up'}`) : undefined;
+      if (ref === undefined) return { words: said('pageActions.card.scroll', { direction: direction ?? said('pageActions.card.direction.down'), site: await site() }), ...sensitive(false) };
+      const name = nameOf(await facts(), ref);
+      return { words: direction ? said('pageActions.card.scrollIn', { direction, name, site: await site() }) : said('pageActions.card.scrollTo', { name, site: await site() }), ...sensitive(false) };
+    }
+    case 'navigate': {
+      if (typeof input.url === 'string') return { words: said('pageActions.card.open', { url: cut(input.url, NAME_CHARS) }), ...sensitive(false) };
+      const action = input.action === 'forward' ? 'forward' : input.action === 'reload' ? 'reload' : 'back';
+      return { words: said(`pageActions.card.${action}`, { site: await site() }), ...sensitive(false) };
+    }
+  }
+}
+
+/** The element's facts from the page agent; undefined when the page says it has no such element (the action will fail the same way). */
+async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: string): Promise<ElementFacts | undefined> {
+  if (tabId === undefined) throw new Error('No tab to ask about the element.');
+  const reply = await env.service.callPage<ElementFacts>(tabId, { op: 'describe', ref });
+  if (!reply.ok) return undefined;
+  // Page data: only the fields we use, checked.
+  return {
+    role: typeof reply.role === 'string' ? reply.role.slice(0, 60) : '',
+    name: typeof reply.name === 'string' ? reply.name.slice(0, 2000) : '',
+    tag: typeof reply.tag === 'string' ? reply.tag.slice(0, 60) : '',
+    ...(typeof reply.type === 'string' ? { type: reply.type.slice(0, 60).toLowerCase() } : {}),
+    ...(reply.submitsPost === true ? { submitsPost: true } : {}),
+  };
+}
+
+/** What the card calls an element: its accessible name, else its role (or tag) and reference. */
+function nameOf(el: ElementFacts | undefined, ref: string | undefined): string {
+  const name = el ? cut(el.name, NAME_CHARS) : '';
+  if (name) return name;
+  return [el?.role || el?.tag, ref].filter(Boolean).join(' ');
+}
+
+/** A click (or Enter) on it may pay, delete or send: its name says so, or it submits a form that posts. */
+function actsSensitively(el: ElementFacts): boolean {
+  return el.submitsPost === true || isSensitiveName(el.name);
+}
+
+/** A field whose text must not be shown: a password field, or one named like a password or a card number. */
+function isSecretField(el: ElementFacts): boolean {
+  return el.type === 'password' || isSensitiveName(el.name, 'secret');
+}
+
+function sensitive(yes: boolean): { sensitive?: true } {
+  return yes ? { sensitive: true } : {};
+}
+
+/** A text on one line, cut at `max` graphemes with an ellipsis. */
+export function cut(text: string, max: number): string {
+  const flat = text.slice(0, max * 8).replace(/\s+/g, ' ').trim();
+  const pieces = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(flat)].map((s) => s.segment);
+  return pieces.length > max ? `${pieces.slice(0, max - 1).join('').trimEnd()}…` : flat;
+}
+
+/** The tab's host, as the card names the site. */
+async function tabHost(tabId: number): Promise<string | undefined> {
+  const tab = await browser.tabs.get(tabId);
+  try {
+    return tab.url ? new URL(tab.url).host || undefined : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,6 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { browser } from 'wxt/browser';
 import { runAgentLoop, type Transcript } from '@/core/agent/loop';
 import type { ModelClient } from '@/core/agent/provider';
+import { english } from '@/core/i18n/catalog';
 import { definePlugin, type PluginContext } from '@/core/plugin';
 import { defineTool, type ToolRegistry } from '@/core/registry/registry';
 import type { ToolGate } from '@/core/registry/types';
@@ -124,6 +125,9 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
               const last = outcome.lastText ? ` Its last words: "${outcome.lastText.slice(0, 2000)}"` : '';
               throw new Error(`The sub-agent used all ${maxSteps} steps without a final answer. Give it a smaller task.${last}`);
             }
+            case 'loop':
+              emit({ type: 'end', agentId, status: 'error', error: 'stopped: it was repeating itself' });
+              throw new Error(`The sub-agent was stopped: ${english(outcome.notice)} Give it a different task or do this step yourself.`);
             case 'budget':
               // Sub-agents run without a token budget of their own; kept for completeness.
               emit({ type: 'end', agentId, status: 'error', error: 'token budget reached' });
