@@ -1,6 +1,7 @@
 import type { PluginUi } from '@/core/ui/plugins';
 import { interactionUi } from './interaction/ui';
 import { mcpUi } from './mcp/ui';
+import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
 import { subagentsUi } from './subagents/ui';
 import { tasksUi } from './tasks/ui';
@@ -11,6 +12,7 @@ import { workspaceUi } from './workspace/ui';
 export const builtinPluginUi: PluginUi[] = [
   webUi,
   pageToolsUi,
+  pageActionsUi,
   workspaceUi,
   interactionUi,
   tasksUi,

@@ -157,6 +157,8 @@ export class Control implements ActingControl {
       await waitForUser(this.untilResumed(state, signal));
     }
     if (signal.aborted) throw new Error('The run was stopped.');
+    // After the bar requests already on their way (a Resume's own 'acting').
+    await state.chain;
     if (state.shown !== 'acting') await this.show(state, 'acting');
     return userHadTab ? { userHadTab, note: USER_HAD_TAB_NOTE } : { userHadTab };
   }
