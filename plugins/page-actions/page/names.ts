@@ -74,7 +74,7 @@ export function textOf(root: Node, max = MAX_NAME * 2, skip?: Element, includeHi
     if (element === skip || SKIPPED_TAGS.has(element.tagName) || isOwnUi(element)) continue;
     let hidden = frame.hidden;
     if (!includeHidden) {
-      const shown = shownState(element);
+      const shown = shownState(element, frame.hidden);
       if (shown === GONE) continue;
       hidden = shown === INVISIBLE;
     }

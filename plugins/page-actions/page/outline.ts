@@ -165,7 +165,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
     const element = current as Element;
     const tag = element.tagName;
     if (SKIPPED_TAGS.has(tag) || isOwnUi(element)) continue;
-    const shown = shownState(element);
+    const shown = shownState(element, frame.quiet);
     if (shown === GONE) continue;
     const quiet = shown === INVISIBLE;
     const depth = out.depth + 1;

@@ -14,8 +14,11 @@ export const INVISIBLE = 2;
 
 type CheckVisibility = (options?: Record<string, boolean>) => boolean;
 
-/** GONE, SHOWN or INVISIBLE for one element (its ancestors were checked by the walk already). */
-export function shownState(element: Element): number {
+/**
+ * GONE, SHOWN or INVISIBLE for one element (its ancestors were checked by the walk already);
+ * `parentInvisible`: the parent is INVISIBLE (without layout, visibility is inherited here).
+ */
+export function shownState(element: Element, parentInvisible = false): number {
   if (element.getAttribute('aria-hidden') === 'true' || element.hasAttribute('inert')) return GONE;
   const check = (element as Element & { checkVisibility?: CheckVisibility }).checkVisibility;
   if (typeof check === 'function') {
@@ -26,10 +29,11 @@ export function shownState(element: Element): number {
   }
   if (element.hasAttribute('hidden')) return GONE;
   const style = (element as HTMLElement).style as CSSStyleDeclaration | undefined;
-  if (!style) return SHOWN;
+  if (!style) return parentInvisible ? INVISIBLE : SHOWN;
   if (style.display === 'none') return GONE;
   if (style.visibility === 'hidden' || style.visibility === 'collapse') return INVISIBLE;
-  return SHOWN;
+  if (style.visibility === 'visible') return SHOWN;
+  return parentInvisible ? INVISIBLE : SHOWN;
 }
 
 function displayContents(element: Element): boolean {
