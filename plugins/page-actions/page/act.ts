@@ -10,7 +10,6 @@ import {
   hoverSequence,
   insertText,
   isContentEditable,
-  isTextControl,
   modifiersFrom,
   selectAllIn,
   setNativeSelected,
@@ -63,6 +62,11 @@ function stateWord(element: Element): string {
 }
 
 export function click(ctx: ActContext, element: Element, options: { button?: Button; double?: boolean; modifiers?: string[] } = {}): string {
+  const list = element.localName === 'option' ? element.closest('select') : null;
+  if (list && (options.button ?? 'left') === 'left' && !options.double) {
+    // A click on an option of a <select> does nothing in a browser: choose it as a person would.
+    return selectNative(ctx, list, (element as HTMLOptionElement).value, (element as HTMLOptionElement).label);
+  }
   const point = ensureActionable(element, ctx.describe);
   const button = options.button ?? 'left';
   show(element, ctx.label('click'));

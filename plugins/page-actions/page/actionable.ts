@@ -199,8 +199,9 @@ export function ensureActionable(element: Element, describe: (element: Element) 
 const DIALOG_ROLES = /^(dialog|alertdialog)$/;
 
 /**
- * The element to name as the cover: a dialog around the hit element if there is one, else the
- * outermost element of the covering part (below what it shares with the target).
+ * The element to name as the cover: a dialog around the hit element if there is one, else a
+ * dialog inside the covering part (a backdrop around it), else the outermost element of the
+ * covering part (below what it shares with the target).
  */
 function coveringElement(hit: Element, target: Element): Element {
   let outermost = hit;
@@ -208,5 +209,7 @@ function coveringElement(hit: Element, target: Element): Element {
     if (DIALOG_ROLES.test(node.getAttribute('role') ?? '') || node.localName === 'dialog') return node;
     outermost = node;
   }
-  return outermost;
+  // A modal's backdrop: name the dialog it holds, which is what the model can close.
+  const dialog = [...outermost.querySelectorAll('[role="dialog"], [role="alertdialog"], dialog')].find((found) => !hiddenReason(found));
+  return dialog ?? outermost;
 }

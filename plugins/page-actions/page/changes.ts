@@ -79,9 +79,14 @@ export function watchChanges(doc: Document, refs: ElementRefs, element: Element 
       records.push(...observer.takeRecords());
       observer.disconnect();
       stopped = true;
-      const { roots, removed } = changedRoots(records);
-      if (element && element.isConnected && stateOf(element) !== before && !roots.some((root) => composedContains(root, element))) roots.push(element);
-      return outlineOf(doc, refs, mergeRoots(roots), removed);
+      try {
+        const { roots, removed } = changedRoots(records);
+        if (element && element.isConnected && stateOf(element) !== before && !roots.some((root) => composedContains(root, element))) roots.push(element);
+        return outlineOf(doc, refs, mergeRoots(roots), removed);
+      } catch {
+        // The action is done whatever happens here: a summary that fails must not turn it into an error.
+        return records.length ? '(the page changed; call read_page to see it)' : '';
+      }
     },
   };
 }
