@@ -85,8 +85,10 @@ export async function describeAction(tool: Action, input: Record<string, unknown
       return { words: said('pageActions.card.select', { option: cut(option, NAME_CHARS), name: nameOf(el, ref), site: await site() }), ...sensitive(false) };
     }
     case 'press_key': {
-      const key = typeof input.key === 'string' ? cut(input.key, 60) : '';
-      const presses = /(^|\+)(Enter|Return| |Space|Spacebar)$/i.test(key);
+      const raw = typeof input.key === 'string' ? input.key.slice(0, 60) : '';
+      // Enter and Space press buttons and submit forms.
+      const presses = /(^|\+)(Enter|Return| |Space|Spacebar)$/i.test(raw);
+      const key = raw.endsWith(' ') ? `${raw.slice(0, -1)}Space` : cut(raw, 60);
       if (ref === undefined) return { words: said('pageActions.card.press', { key, site: await site() }), ...sensitive(presses) };
       const el = await facts();
       return { words: said('pageActions.card.pressIn', { key, name: nameOf(el, ref), site: await site() }), ...sensitive(presses && el !== undefined && actsSensitively(el)) };

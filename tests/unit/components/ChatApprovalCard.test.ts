@@ -311,3 +311,60 @@ describe('ChatApprovalCard', () => {
     }
   });
 });
+
+describe('ChatApprovalCard: the call in words', () => {
+  const click = (name: string) => ({ key: 'pageActions.card.click' as const, params: { name, site: 'shop.example' } });
+
+  test('the words come first, each name from the page isolated (bdi, dir=auto) and shown as text; the arguments stay', () => {
+    const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click('<img src=x onerror=alert(1)>Add'), arguments: '{\n  "ref": "e5"\n}' });
+    const line = wrapper.get('[data-action]');
+    expect(line.text()).toBe('Click “<img src=x onerror=alert(1)>Add” on shop.example');
+    expect(wrapper.find('img').exists()).toBe(false);
+    const names = line.findAll('bdi');
+    expect(names.map((n) => [n.text(), n.attributes('dir')])).toEqual([['<img src=x onerror=alert(1)>Add', 'auto'], ['shop.example', 'auto']]);
+    expect(wrapper.get('pre.args').text()).toContain('"ref": "e5"');
+    // The words are the card's first line after its title.
+    expect(wrapper.get('.head').element.nextElementSibling).toBe(line.element);
+  });
+
+  test('a long name from the page is cut at 80 and made one line', () => {
+    const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click(`Add\n\n${'x'.repeat(500)}`) });
+    const name = wrapper.get('[data-action] bdi').text();
+    expect([...name].length).toBeLessThanOrEqual(80);
+    expect(name.startsWith('Add x')).toBe(true);
+    expect(name.endsWith('…')).toBe(true);
+  });
+
+  test('a non-sensitive action keeps Always allow, whose hint says this tool on this site', () => {
+    const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click('Add to cart') });
+    const always = wrapper.get('button[data-answer="always"]');
+    expect(always.attributes('title')).toBe('Always allow click on shop.example');
+  });
+
+  test('a sensitive action: no Always allow, and the line that says it is asked every time', () => {
+    const wrapper = armedCard({ tool: 'click', reason: 'sensitive', sensitive: true, action: click('Place order') });
+    expect(wrapper.findAll('button').map((b) => b.text())).toEqual(['Allow once', 'Deny']);
+    expect(wrapper.get('.why').text()).toBe('This may pay, delete, send, or type a password: it is asked every time.');
+    expect(wrapper.get('.why').classes()).toContain('warn');
+    // Sensitive for another reason too (outbound): still no Always allow.
+    expect(armedCard({ reason: 'outbound', sensitive: true }).find('button[data-answer="always"]').exists()).toBe(false);
+  });
+
+  test('words that could not be read: the generic card and a line saying so', () => {
+    const wrapper = armedCard({ tool: 'click', reason: 'sensitive', sensitive: true, unchecked: true });
+    expect(wrapper.find('[data-action]').exists()).toBe(false);
+    expect(wrapper.get('[data-unchecked]').text()).toMatch(/could not read what this acts on/);
+  });
+
+  test('in the sidebar\'s language; unknown words show nothing', () => {
+    setLocale('he', document);
+    try {
+      const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click('Add to cart') });
+      expect(wrapper.get('[data-action]').text()).toBe('לחיצה על "Add to cart" ב־shop.example');
+    } finally {
+      setLocale('en', document);
+    }
+    const unknown = armedCard({ tool: 'click', reason: 'acting', action: { key: 'nope.missing' as never } });
+    expect(unknown.find('[data-action]').exists()).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import ChatRunStatus from '@/components/chat/ChatRunStatus.vue';
 import type { Conversation } from '@/core/storage/db';
 import { conversation } from './fixtures';
+import { setLocale } from '@/core/ui/i18n';
 
 const mountStatus = (c: Conversation | null, running = false) => mount(ChatRunStatus, { props: { conversation: c, running } });
 
@@ -28,6 +29,24 @@ describe('ChatRunStatus', () => {
     // A status from the last run is not shown while a new run goes on.
     expect(shown(conversation({ status: 'error', error: { kind: 'network', message: 'Broke off.' } }), true)).toBeNull();
     expect(shown(conversation({ status: 'stopped' }), true)).toBeNull();
+  });
+
+  test('stopped by the loop guard: what it repeated, in the page\'s language, and Continue', () => {
+    const loop = { key: 'runStatus.loopCall' as const, params: { tool: 'click', count: 3 } };
+    expect(shown(conversation({ status: 'loop', loop }))).toEqual({
+      tone: 'warn',
+      title: 'Stopped: the agent was going round in circles.',
+      detail: 'It made the same call (click, with the same arguments and the same result) 3 times. Continue lets it try again; or tell it what to do differently.',
+      buttons: ['Continue'],
+    });
+    setLocale('he');
+    try {
+      expect(shown(conversation({ status: 'loop', loop }))!.detail).toContain('click');
+      expect(shown(conversation({ status: 'loop', loop }))!.title).toBe('נעצר: הסוכן הסתובב במעגלים.');
+    } finally {
+      setLocale('en');
+    }
+    expect(shown(conversation({ status: 'loop' }))!.detail).toBeUndefined();
   });
 
   test('interrupted, stopped, step limit: what happened, and Continue', () => {
