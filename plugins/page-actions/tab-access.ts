@@ -101,11 +101,9 @@ export function tabUrl(tab: Tab): string {
 
 /** The tab, or an error that tells the model how to recover. */
 export async function getTab(tabId: number): Promise<Tab> {
-  try {
-    return await browser.tabs.get(tabId);
-  } catch {
-    throw new TabError(`Tab ${tabId} does not exist (it may have been closed). List the open tabs to find the one you mean.`, 'closed');
-  }
+  const tab = await browser.tabs.get(tabId).catch(() => undefined);
+  if (tab) return tab;
+  throw new TabError(`Tab ${tabId} does not exist (it may have been closed). List the open tabs to find the one you mean.`, 'closed');
 }
 
 /**
