@@ -48,7 +48,7 @@ export function pageTitle(tabId: number, title: string): string {
 export async function begin(tabIdInput: number | undefined, context: Context): Promise<Tab> {
   const tab = await resolveTab(tabIdInput, context.tabId);
   assertScriptable(tab);
-  await context.service.control.beforeAction(tab.id!, context.conversationId, context.signal);
+  await context.service.control.beforeAction(tab.id!, context.conversationId, context.signal, context.waitForUser);
   return tab;
 }
 

@@ -61,7 +61,7 @@ const BAR_CSS = `
 .paused .mark { width: 10px; height: 10px; border-radius: 2px; background: linear-gradient(90deg, var(--paused) 0 35%, transparent 35% 65%, var(--paused) 65%); box-shadow: none; animation: none; }
 .text { display: flex; flex-direction: column; min-width: 0; }
 .title { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.reason { color: var(--text-2); font-weight: 400; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 46ch; }
+.reason { color: var(--text-2); font-weight: 400; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 56ch; }
 .buttons { display: flex; gap: 6px; flex: none; }
 button {
   all: unset; box-sizing: border-box; cursor: pointer; padding: 5px 12px; border-radius: 999px; font: inherit; font-weight: 600;

@@ -1,0 +1,243 @@
+// The user sees and stays in control, in real browsers: the scripted model hands the tab over
+// (hand_over) on a fixture page; the page shows the bar with the reason, the sidebar shows "Paused —
+// you have the tab"; a real (trusted) click on the bar's Resume, or the sidebar's Resume, gives
+// the model a fresh read of the page; Take over pauses; Stop in the bar stops the run. The page's
+// own script can neither see into the bar (closed shadow root) nor press its buttons (synthetic
+// clicks), and gets it back when it removes it.
+
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { contentText, startModelServer } from '../model-server/server.mjs';
+import { startFixtureServer } from './fixture-server.mjs';
+import { launch, selectedBrowsers } from './harness.mjs';
+import { configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+
+const SHOTS = process.env.SIDEQUEST_SHOTS ?? '';
+const REASON = 'Sign in to your account with your own password, then press Resume.';
+
+const LOGIN = {
+  type: 'text/html; charset=utf-8',
+  body: `<!doctype html><html><head><title>Shop — Sign in</title>
+<style>
+  body { font: 15px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #222; }
+  header { background: #243b55; color: #fff; padding: 14px 20px; font-weight: 600; }
+  main { max-width: 340px; margin: 32px auto; background: #fff; padding: 20px 22px; border-radius: 10px; box-shadow: 0 1px 4px rgb(0 0 0 / 12%); }
+  label { display: block; margin: 10px 0 4px; font-size: 13px; }
+  input { width: 100%; box-sizing: border-box; padding: 8px; border: 1px solid #bbb; border-radius: 6px; }
+  button { margin-top: 14px; padding: 8px 14px; border: 0; border-radius: 6px; background: #243b55; color: #fff; }
+  /* A hostile page tries to hide anything appended to <html>. */
+  html > :not(head):not(body) { display: none !important; opacity: 0 !important; }
+</style></head>
+<body><header>Example Shop</header><main><h1>Sign in</h1>
+<form><label for="u">Email</label><input id="u" type="email" autocomplete="username">
+<label for="p">Password</label><input id="p" type="password" autocomplete="current-password">
+<button type="button" id="go">Sign in</button></form>
+<p id="log">Page log:</p></main>
+<script>
+  window.__clicks = [];
+  addEventListener('click', (e) => window.__clicks.push(e.target.tagName.toLowerCase()), true);
+</script></body></html>`,
+};
+
+/** The bar's host on the page (our element with the random tag), as the page's own script sees it. */
+function hostInfo() {
+  const host = [...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName));
+  if (!host) return null;
+  const r = host.getBoundingClientRect();
+  return { tag: host.tagName.toLowerCase(), shadowRoot: host.shadowRoot === null ? null : 'open', text: host.textContent, html: host.innerHTML, left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height, display: getComputedStyle(host).display };
+}
+
+/**
+ * Where the bar's buttons are, from the outside (the page cannot look inside): the last button
+ * (Take over / Resume) ends 6 px from the bar's end, Stop sits 6 px before it; their widths are
+ * their words in the bar's font plus padding and border.
+ */
+function buttonPoints(words) {
+  const host = [...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName));
+  const r = host.getBoundingClientRect();
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = "600 13px system-ui, -apple-system, 'Segoe UI', Roboto, Ubuntu, Cantarell, 'Noto Sans', sans-serif";
+  const width = (text) => ctx.measureText(text).width + 26;
+  const y = r.top + r.height / 2;
+  const lastEnd = r.right - 6;
+  const last = width(words.last);
+  return { last: { x: lastEnd - last / 2, y }, stop: { x: lastEnd - last - 6 - Math.min(18, width(words.stop) / 2), y } };
+}
+
+for (const browserName of selectedBrowsers()) {
+  describe(`page-actions control in ${browserName}`, { timeout: 300_000 }, () => {
+    let h;
+    let model;
+    let site;
+    let page;
+    let sidebar;
+    let tabId;
+
+    const mouse = async (x, y) => {
+      await page.raw.bringToFront();
+      await page.raw.mouse.click(x, y);
+    };
+    const toolResults = (req) => req.messages.filter((m) => m.role === 'tool').map((m) => contentText(m));
+    const shot = async (target, name) => {
+      if (!SHOTS) return;
+      await mkdir(SHOTS, { recursive: true });
+      await target.raw.screenshot({ path: `${SHOTS}/${browserName}-${name}.png` });
+    };
+    before(async () => {
+      model = await startModelServer();
+      site = await startFixtureServer({ pages: { '/login.html': LOGIN } });
+      h = await launch(browserName);
+      (await configureProvider(h, { baseUrl: model.url })).close();
+      page = await h.newPage(site.url('/login.html'));
+      await page.raw.setViewport?.({ width: 900, height: 560 });
+      await page.raw.setViewportSize?.({ width: 900, height: 560 });
+      sidebar = await openSidebar(h);
+      tabId = await sidebar.evaluate(async (url) => {
+        const api = globalThis.browser ?? globalThis.chrome;
+        // Firefox's match patterns take no port: filter the tabs here.
+        const tabs = await api.tabs.query({});
+        return tabs.find((t) => t.url === url)?.id;
+      }, site.url('/login.html'));
+      assert.equal(typeof tabId, 'number');
+    });
+
+    after(async () => {
+      await sidebar?.close().catch(() => undefined);
+      await h?.close();
+      await model?.close();
+      await site?.close();
+    });
+
+    test('hand_over: the bar and the sidebar say why; the page cannot press or read the bar; a real click on Resume gives the model the page again', async () => {
+      model.setScript((req) => {
+        const results = toolResults(req);
+        if (results.length === 0) return { toolCalls: [{ name: 'hand_over', arguments: { tab_id: tabId, reason: REASON } }] };
+        return { text: `Back from the user: ${results.at(-1).slice(0, 400)}` };
+      });
+      await sendMessage(sidebar, 'Buy the blue mug on the shop');
+      await sidebar.waitForText('Paused — you have the tab', { timeout: 30_000 });
+      await sidebar.waitForText(REASON);
+      await sidebar.waitForText('On 127.0.0.1');
+      await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))));
+      const info = await page.evaluate(hostInfo);
+      // The page sees an empty host: no shadow root to open, no words, no buttons; its CSS did not hide it.
+      assert.equal(info.shadowRoot, null);
+      assert.equal(info.text, '');
+      assert.equal(info.html, '');
+      assert.equal(info.display, 'block');
+      assert.ok(info.width > 150 && info.height > 20, `the bar has a size: ${JSON.stringify(info)}`);
+      assert.ok(info.bottom <= 560 && info.bottom > 480, 'at the bottom of the viewport');
+      await page.raw.bringToFront();
+      await shot(page, 'bar-paused');
+      await shot(sidebar, 'sidebar-paused');
+
+      // The page's script attacks: synthetic clicks where the buttons are, on the host, and removing it.
+      const points = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      const attack = await page.evaluate((pts) => {
+        const out = [];
+        for (const p of [pts.last, pts.stop]) {
+          const el = document.elementFromPoint(p.x, p.y);
+          out.push(el?.tagName.toLowerCase());
+          for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) {
+            el.dispatchEvent(new MouseEvent(type, { bubbles: true, composed: true, clientX: p.x, clientY: p.y }));
+          }
+          el.click();
+        }
+        const host = document.elementFromPoint(pts.last.x, pts.last.y);
+        let attach = 'allowed';
+        try {
+          host.attachShadow({ mode: 'open' });
+        } catch {
+          attach = 'refused';
+        }
+        host.remove();
+        return { hit: out, attach };
+      }, points);
+      assert.ok(attack.hit.every((tag) => /^sidequest-bar-/.test(tag)), `elementFromPoint gives the host: ${attack.hit}`);
+      assert.equal(attack.attach, 'refused');
+      // Put back by the extension; the run is still paused.
+      await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(model.requests.length, 1, 'nothing resumed or stopped the run');
+      assert.match(await sidebar.text(), /Paused — you have the tab/);
+
+      // The user's own click on Resume.
+      const again = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      await mouse(again.last.x, again.last.y);
+      await sidebar.waitForText('Back from the user:', { timeout: 30_000 });
+      await waitForIdle(sidebar);
+      const result = JSON.parse(toolResults(model.requests.at(-1))[0]);
+      assert.equal(result.resumed, true);
+      assert.equal(result.url, site.url('/login.html'));
+      assert.match(result.outline, /<<<UNTRUSTED BEGIN/);
+      // A fresh read of the page, with references to act on; the bar is not part of it.
+      assert.match(result.outline, /heading "Sign in"/);
+      assert.match(result.outline, /textbox "Password"[^\n]*\[ref=e\d+\]/);
+      assert.doesNotMatch(result.outline, /acting in this tab|Paused — you have the tab|Resume/);
+      assert.match(result.title, /Shop — Sign in/);
+      assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
+      // The run ended: the bar is gone.
+      await page.waitFor(() => ![...document.documentElement.children].some((el) => /^sidequest-bar-/i.test(el.tagName)));
+    });
+
+    test('the sidebar Resume hands the tab back too; a navigation while paused keeps the paused bar', async () => {
+      model.reset();
+      model.setScript((req) => {
+        const results = toolResults(req);
+        if (results.length === 0) return { toolCalls: [{ name: 'hand_over', arguments: { tab_id: tabId, reason: 'Solve the CAPTCHA.' } }] };
+        return { text: `Resumed: ${results.at(-1).slice(0, 200)}` };
+      });
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Go on');
+      await sidebar.waitForText('Solve the CAPTCHA.', { timeout: 30_000 });
+      await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))));
+      // The user signs in: a new page loads; it gets the paused bar again.
+      await page.raw.goto(site.url('/alpha.html'));
+      await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))), undefined, { timeout: 15_000 });
+      await sidebar.raw.bringToFront();
+      await sidebar.click('button', 'Resume');
+      await sidebar.waitForText('Resumed:', { timeout: 30_000 });
+      await waitForIdle(sidebar);
+      const result = JSON.parse(toolResults(model.requests.at(-1))[0]);
+      assert.equal(result.resumed, true);
+      assert.equal(result.url, site.url('/alpha.html'));
+      await page.waitFor(() => ![...document.documentElement.children].some((el) => /^sidequest-bar-/i.test(el.tagName)));
+      await page.raw.goto(site.url('/login.html'));
+    });
+
+    test('while acting: the bar shows Stop and Take over; Take over pauses (the sidebar says so); Stop stops the run', async () => {
+      model.reset();
+      model.setScript((req) => {
+        const results = toolResults(req);
+        if (results.length === 0) return { toolCalls: [{ name: 'scroll', arguments: { tab_id: tabId, direction: 'down' } }] };
+        // A long wait keeps the run going while the user acts on the bar.
+        if (results.length === 1) return { toolCalls: [{ name: 'wait_for', arguments: { tab_id: tabId, text: 'never shows', timeout_ms: 60_000 } }] };
+        return { toolCalls: [{ name: 'scroll', arguments: { tab_id: tabId, direction: 'up' } }] };
+      });
+      await sidebar.click('button', 'New conversation');
+      await sendMessage(sidebar, 'Look around');
+      await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))), undefined, { timeout: 30_000 });
+      await page.raw.bringToFront();
+      await new Promise((r) => setTimeout(r, 400));
+      await shot(page, 'bar-acting');
+      const points = await page.evaluate(buttonPoints, { last: 'Take over', stop: 'Stop' });
+      // A synthetic click at Take over does nothing.
+      await page.evaluate((p) => document.elementFromPoint(p.x, p.y).click(), points.last);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
+      await mouse(points.last.x, points.last.y);
+      await sidebar.waitForText('Paused — you have the tab', { timeout: 15_000 });
+      // Paused: Stop now sits before Resume.
+      await new Promise((r) => setTimeout(r, 300));
+      const paused = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      await mouse(paused.stop.x, paused.stop.y);
+      await sidebar.waitForText('You stopped the run.', { timeout: 15_000 });
+      await page.waitFor(() => ![...document.documentElement.children].some((el) => /^sidequest-bar-/i.test(el.tagName)), undefined, { timeout: 15_000 });
+      assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
+      // The page's own click listener never saw a click on the bar's buttons (only the host, at most).
+      const clicks = await page.evaluate(() => window.__clicks);
+      assert.ok(clicks.every((tag) => tag !== 'button'), `page saw: ${clicks}`);
+    });
+  });
+}
