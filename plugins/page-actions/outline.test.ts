@@ -5,7 +5,6 @@
 // (checkVisibility) is covered by a stub here and by bench/read-page.mjs in Chromium and Firefox.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { JSDOM } from 'jsdom';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createElementRefs, type ElementRefs } from '@/core/page/element-refs';
 import { buildOutline, cutNote, roleAndName } from './page/outline';
@@ -328,16 +327,17 @@ describe('the saved pages (tests/fixtures/corpus and ../shared/corpus)', () => {
   it.each(pages.map((dir) => [path.relative(path.resolve(LOCAL_CORPUS, '../../..'), dir), dir]))(
     '%s: outlines without throwing, within max_length, with references for its links and buttons',
     (_name, dir) => {
-      // Scripts off and no loads (jsdom's defaults): only the saved HTML.
-      const dom = new JSDOM(readFileSync(path.join(dir, 'source.html'), 'utf8'), { url: 'https://corpus.example/page/' });
-      const pageRefs = createElementRefs(dom.window as unknown as Win);
+      // A parsed document runs no scripts and loads nothing: only the saved HTML. Its registry is
+      // made for a window that shows it.
+      const doc = new DOMParser().parseFromString(readFileSync(path.join(dir, 'source.html'), 'utf8'), 'text/html');
+      const pageRefs = createElementRefs({ document: doc, crypto: globalThis.crypto } as unknown as Win);
       const maxLength = 24_000;
-      const result = buildOutline(dom.window.document, pageRefs, { maxLength });
+      const result = buildOutline(doc, pageRefs, { maxLength });
       expect(result.text.length).toBeLessThanOrEqual(maxLength);
       expect(result.truncated).toBe(result.text.endsWith(cutNote(maxLength)));
       const lines = result.text.split('\n');
       for (const line of lines.slice(0, result.truncated ? -1 : undefined)) expect(line).toMatch(/^( {2})*- [a-z]+(( ".*")?( \[[a-z=0-9]+\])*( \(other site: not read\))?(:.*)?)?$/);
-      const links = dom.window.document.querySelectorAll('body a[href], body button');
+      const links = doc.querySelectorAll('body a[href], body button');
       const refLines = lines.filter((l) => /^ *- (link|button)\b.*\[ref=e\d+\]/.test(l));
       if (links.length && !result.truncated) expect(refLines.length).toBeGreaterThan(0);
       // Each printed reference names the element of its line.
@@ -345,7 +345,6 @@ describe('the saved pages (tests/fixtures/corpus and ../shared/corpus)', () => {
         const [, role, n] = /- (link|button)\b.*\[ref=e(\d+)\]/.exec(line)!;
         expect(roleAndName(resolveRef(pageRefs, `e${n}`)).role).toBe(role);
       }
-      dom.window.close();
     },
   );
 });

@@ -16,14 +16,16 @@ const NAME_NODES = 400;
 
 // Line breaks and controls become spaces (a page string can never start a line of its own);
 // invisible direction marks and zero-width spaces go (ZWJ/ZWNJ stay: scripts and emoji need them).
-const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
+const BREAKS = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 const INVISIBLES = /[\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
 // A page string that reads like the outline's own reference marks is defused: `[ref=e1]` → `(ref=e1)`.
 const FORGED_REF = /\[(\s*ref\s*[=:])/gi;
 
 /** A page string as the outline prints it: one line, spaces squashed, no forged `[ref=…]`. */
 export function clean(text: string): string {
-  const out = text.replace(BREAKS, ' ').replace(INVISIBLES, '').replace(/\s+/g, ' ').trim();
+  // \s covers the line breaks (\n, \r, \u2028, \u2029…) and every other space.
+  const out = text.replace(INVISIBLES, '').replace(BREAKS, ' ').trim();
   return out.includes('[') ? out.replace(FORGED_REF, '($1') : out;
 }
 

@@ -73,7 +73,7 @@ const TEXT_FIELDS = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', '
 /** Roles whose line says something even when they have no name, ref or children. */
 const ALWAYS_SHOWN = new Set(['separator']);
 /** Raw text one run keeps (it is cut to MAX_NAME when printed). */
-const RUN_KEEP = MAX_NAME * 4;
+const RUN_KEEP = MAX_NAME * 2;
 
 function node(role: string, depth: number): Node_ {
   return { role, name: '', states: '', ref: '', value: '', note: '', kids: [], depth, brk: false };
