@@ -494,6 +494,7 @@ describe('what changed', () => {
       setTimeout(() => (document.getElementById('list')!.innerHTML = '<li>buy milk</li>'), 0);
     });
     document.getElementById('noop')!.addEventListener('click', () => {
+      document.title = 'Test page';
       const ours = document.createElement('div');
       markOwnUi(ours);
       document.documentElement.append(ours);
@@ -503,6 +504,10 @@ describe('what changed', () => {
     expect([reply.url, reply.title]).toEqual([location.href, 'Test page']);
     const none = await call({ op: 'click', ref: ref(document.getElementById('noop')!) });
     expect(none.changed).toBe('');
+    // A class on <body> alone: too wide to outline, but not "nothing".
+    document.getElementById('noop')!.addEventListener('click', () => document.body.classList.add('menu-open'));
+    const wide = await call({ op: 'click', ref: ref(document.getElementById('noop')!) });
+    expect(wide.changed).toMatch(/^\(the page changed an attribute of <body>/);
   });
 
   it('shows a control whose state changed without a mutation, says what was removed, and keeps at most 5 roots', async () => {

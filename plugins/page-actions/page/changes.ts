@@ -17,6 +17,8 @@ export const SETTLE_CAP_MS = 150;
 export const MAX_ROOTS = 5;
 /** The changed outline's size cap. */
 export const CHANGED_MAX_LENGTH = 4000;
+/** When only <html>/<body> attributes changed (a theme, "menu-open"): too wide to outline, not nothing. */
+export const PAGE_WIDE_NOTE = '(the page changed an attribute of <body> or <html>, which may show or hide parts of it: call read_page to see them)';
 
 export interface ChangeWatch {
   /** Waits for the page to settle and outlines what changed ('' when nothing visible did). */
@@ -80,9 +82,10 @@ export function watchChanges(doc: Document, refs: ElementRefs, element: Element 
       observer.disconnect();
       stopped = true;
       try {
-        const { roots, removed } = changedRoots(records);
+        const { roots, removed, pageWide } = changedRoots(records);
         if (element && element.isConnected && stateOf(element) !== before && !roots.some((root) => composedContains(root, element))) roots.push(element);
-        return outlineOf(doc, refs, mergeRoots(roots), removed);
+        const text = outlineOf(doc, refs, mergeRoots(roots), removed);
+        return text || (pageWide ? PAGE_WIDE_NOTE : '');
       } catch {
         // The action is done whatever happens here: a summary that fails must not turn it into an error.
         return records.length ? '(the page changed; call read_page to see it)' : '';
@@ -108,11 +111,20 @@ function elementOf(node: Node): Element | null {
 const BIG = new Set(['html', 'body']);
 
 /** The elements the records touched: added elements themselves, else the changed element or parent. */
-function changedRoots(records: MutationRecord[]): { roots: Element[]; removed: Element[] } {
+function changedRoots(records: MutationRecord[]): { roots: Element[]; removed: Element[]; pageWide: boolean } {
   const roots: Element[] = [];
   const removed: Element[] = [];
+  let pageWide = false;
   for (const record of records) {
     if (insideOwnUi(record.target)) continue;
+    // The head (title, styles, scripts) shows nothing to outline: the reply's title says a new title.
+    if (elementOf(record.target)?.closest('head')) continue;
+    // A class on <body> or <html> ("modal-open") would make the whole page the change: what it
+    // shows or hides is in the other records.
+    if (record.type === 'attributes' && BIG.has(elementOf(record.target)?.localName ?? '')) {
+      pageWide = true;
+      continue;
+    }
     if (record.type === 'childList') {
       const added = [...record.addedNodes].filter((node) => !isOwnUi(node));
       const gone = [...record.removedNodes].filter((node) => !isOwnUi(node));
@@ -133,7 +145,7 @@ function changedRoots(records: MutationRecord[]): { roots: Element[]; removed: E
     const element = elementOf(record.target);
     if (element) roots.push(element);
   }
-  return { roots, removed };
+  return { roots, removed, pageWide };
 }
 
 /** Drops the roots inside others and lifts them to their parents until at most `MAX_ROOTS` remain. */
