@@ -6,7 +6,8 @@
 //   (Shift+Tab from the message box) and answers it once armed.
 // - A new card is said through the polite live region; axe finds nothing serious on it.
 // - How the card looks with every field the gate fills (tab, outbound sink and sources, a changed
-//   tool, a redirect, a local address): light and dark, English and Hebrew, screenshots.
+//   tool, a redirect, a local address, the call in words, a sensitive action): light and dark,
+//   English and Hebrew, screenshots.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -325,6 +326,27 @@ function lookCards(conversationId) {
     },
     {
       ...base,
+      id: 'look-sensitive',
+      tool: 'click',
+      site: 'https://shop.example',
+      tab: { id: 4, title: 'Checkout — Shop', origin: 'https://shop.example' },
+      arguments: JSON.stringify({ ref: 'e12' }, null, 2),
+      reason: 'sensitive',
+      sensitive: true,
+      action: { key: 'pageActions.card.click', params: { name: 'Place order', site: 'shop.example' } },
+    },
+    {
+      ...base,
+      id: 'look-words',
+      tool: 'fill',
+      site: 'https://todo.example',
+      tab: { id: 5, title: 'TodoMVC', origin: 'https://todo.example' },
+      arguments: JSON.stringify({ ref: 'e7', text: 'buy milk <b>now</b>', submit: true }, null, 2),
+      reason: 'acting',
+      action: { key: 'pageActions.card.fillSubmit', params: { text: 'buy milk <b>now</b>', name: 'מה צריך לעשות? What needs to be done?', site: 'todo.example' } },
+    },
+    {
+      ...base,
       id: 'look-local',
       tool: 'web_fetch',
       site: 'http://printer.example',
@@ -385,6 +407,16 @@ for (const browserName of selectedBrowsers()) {
             const shown = await sidebar.text('[data-approval]');
             if (lang === 'en' && card.id === 'look-outbound') assert.match(shown, /This sends data to evil\.example after reading mail\.example, bank\.example, and Workspace\./);
             if (lang === 'he' && card.id === 'look-outbound') assert.match(shown, /הפעולה הזאת שולחת מידע אל evil\.example אחרי קריאת mail\.example, bank\.example ו-?Workspace\./);
+            if (lang === 'en' && card.id === 'look-sensitive') {
+              assert.match(shown, /Click “Place order” on shop\.example/);
+              assert.match(shown, /This may pay, delete, send, or type a password: it is asked every time\./);
+              assert.equal(await sidebar.evaluate(() => document.querySelectorAll('[data-approval] [data-answer="always"]').length), 0, 'no Always allow on a sensitive action');
+            }
+            if (card.id === 'look-words') {
+              if (lang === 'en') assert.match(shown, /Type “buy milk <b>now<\/b>” into “מה צריך לעשות\? What needs to be done\?” and press Enter on todo\.example/);
+              assert.equal(await sidebar.evaluate(() => document.querySelector('[data-approval] [data-action] bdi')?.dir), 'auto');
+              assert.equal(await sidebar.evaluate(() => document.querySelectorAll('[data-approval] [data-answer="always"]').length), 1);
+            }
             if (card.id === 'look-changed') {
               const title = await sidebar.evaluate(() => {
                 const el = document.querySelector('[data-approval] .tab-title');
