@@ -158,8 +158,12 @@ describe('navigate', () => {
 
   it('back with no earlier page says so', async () => {
     const page = await fakePage();
-    fakeBrowser.tabs.goBack = vi.fn(async () => undefined) as never;
+    // The page's own history step (Chrome's tabs.goBack skips pages acted on by synthetic input).
+    vi.mocked(fakeBrowser.scripting.executeScript).mockResolvedValueOnce([]);
     await expect(navigate.execute({ tab_id: page.tabId, action: 'back' }, contextFor(page))).rejects.toThrow(/no earlier page in this tab's history/);
+    expect(vi.mocked(fakeBrowser.scripting.executeScript).mock.calls.at(-1)![0]).toMatchObject({ target: { tabId: page.tabId }, args: [-1] });
+    // A page that cannot be scripted: the browser's own step.
+    vi.mocked(fakeBrowser.scripting.executeScript).mockRejectedValueOnce(new Error('Cannot access contents of the page.'));
     fakeBrowser.tabs.goForward = vi.fn(async () => {
       throw new Error('Cannot find a next page in history.');
     }) as never;

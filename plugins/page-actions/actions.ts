@@ -157,6 +157,21 @@ export function navigableUrl(raw: string): string {
   return url.href;
 }
 
+/**
+ * One step back or forward in the tab's history, as the page's own `history.go` takes it. Chrome's
+ * back button (and `tabs.goBack`) skips entries of pages the user never interacted with, and a
+ * page the agent acted on by synthetic input is one: `tabs.goBack` would leap past the page the
+ * model means (back to the tab's first page). Where the page cannot be scripted, the browser's step.
+ */
+async function historyStep(tabId: number, delta: -1 | 1): Promise<void> {
+  try {
+    await browser.scripting.executeScript({ target: { tabId }, func: (d: number) => void setTimeout(() => history.go(d), 0), args: [delta] });
+  } catch {
+    if (delta < 0) await browser.tabs.goBack(tabId);
+    else await browser.tabs.goForward(tabId);
+  }
+}
+
 /** How long `back`/`forward` wait for the history step to begin before saying there is none. */
 const HISTORY_START_MS = 2_000;
 
@@ -190,9 +205,8 @@ export const navigate = defineTool<In<'navigate'>, ActionResult, PageActionsServ
       }
       const none = input.action === 'back' ? 'There is no earlier page in this tab\'s history to go back to.' : 'There is no later page in this tab\'s history to go forward to.';
       try {
-        if (input.action === 'back') await browser.tabs.goBack(tabId);
-        else if (input.action === 'forward') await browser.tabs.goForward(tabId);
-        else await browser.tabs.reload(tabId);
+        if (input.action === 'reload') await browser.tabs.reload(tabId);
+        else await historyStep(tabId, input.action === 'back' ? -1 : 1);
       } catch (error) {
         if (input.action !== 'reload' && /history|cannot find|no (previous|next)/i.test((error as Error)?.message ?? '')) throw new TabError(none, 'failed');
         throw new TabError(`Could not ${input.action === 'reload' ? 'reload' : `go ${input.action}`} in tab ${tabId}: ${(error as Error)?.message ?? error}`, 'failed');
