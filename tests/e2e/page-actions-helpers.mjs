@@ -156,7 +156,8 @@ export async function deepText(page) {
         }
       }
     };
-    walk(document.body);
+    const root = document.body ?? document.documentElement;
+    if (root) walk(root);
     return parts.join(' ').replace(/\s+/g, ' ');
   });
 }
@@ -166,7 +167,8 @@ export async function waitForDeepText(page, re, timeout = 10_000) {
   const deadline = Date.now() + timeout;
   let text = '';
   while (Date.now() < deadline) {
-    text = await deepText(page);
+    // A page that is navigating has no body for a moment, or loses the evaluation: try again.
+    text = await deepText(page).catch(() => '');
     if (re.test(text)) return text;
     await new Promise((r) => setTimeout(r, 100));
   }
