@@ -313,12 +313,14 @@ describe('ChatApprovalCard', () => {
 });
 
 describe('ChatApprovalCard: the call in words', () => {
-  const click = (name: string) => ({ key: 'pageActions.card.click' as const, params: { name, site: 'shop.example' } });
+  // A core message stands in for a tool's words (plugins/page-actions/words.test.ts has its own):
+  // "Tab: “{title}” — {site}", the names given as parameters.
+  const click = (name: string) => ({ key: 'approval.tab' as const, params: { title: name, site: 'shop.example' } });
 
   test('the words come first, each name from the page isolated (bdi, dir=auto) and shown as text; the arguments stay', () => {
     const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click('<img src=x onerror=alert(1)>Add'), arguments: '{\n  "ref": "e5"\n}' });
     const line = wrapper.get('[data-action]');
-    expect(line.text()).toBe('Click “<img src=x onerror=alert(1)>Add” on shop.example');
+    expect(line.text()).toBe('Tab: “<img src=x onerror=alert(1)>Add” — shop.example');
     expect(wrapper.find('img').exists()).toBe(false);
     const names = line.findAll('bdi');
     expect(names.map((n) => [n.text(), n.attributes('dir')])).toEqual([['<img src=x onerror=alert(1)>Add', 'auto'], ['shop.example', 'auto']]);
@@ -360,7 +362,9 @@ describe('ChatApprovalCard: the call in words', () => {
     setLocale('he', document);
     try {
       const wrapper = armedCard({ tool: 'click', reason: 'acting', action: click('Add to cart') });
-      expect(wrapper.get('[data-action]').text()).toBe('לחיצה על "Add to cart" ב־shop.example');
+      const line = wrapper.get('[data-action]');
+      expect(line.text()).toMatch(/^לשונית: .Add to cart. — shop\.example$/);
+      expect(line.findAll('bdi').map((b) => b.text())).toEqual(['Add to cart', 'shop.example']);
     } finally {
       setLocale('en', document);
     }
