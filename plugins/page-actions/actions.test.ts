@@ -34,6 +34,8 @@ describe('tools and their contract', () => {
     expect(await click.annotations!.target!({ ref: 'e1', tab_id: 3 }, { tabId: 7 })).toEqual({ tabId: 3 });
     expect(await navigate.annotations!.target!({ url: 'https://a.example/' }, {})).toEqual({ tabId: undefined, url: 'https://a.example/' });
     expect(await navigate.annotations!.target!({ action: 'back', tab_id: 2 }, {})).toEqual({ tabId: 2 });
+    // An address it refuses names no site for the card (the call fails before any page).
+    expect(await navigate.annotations!.target!({ url: 'javascript:alert(1)', tab_id: 2 }, {})).toEqual({ tabId: 2 });
   });
 });
 

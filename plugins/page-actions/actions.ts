@@ -164,12 +164,15 @@ export function navigableUrl(raw: string): string {
  * model means (back to the tab's first page). Where the page cannot be scripted, the browser's step.
  */
 async function historyStep(tabId: number, delta: -1 | 1): Promise<void> {
-  try {
-    await browser.scripting.executeScript({ target: { tabId }, func: (d: number) => void setTimeout(() => history.go(d), 0), args: [delta] });
-  } catch {
-    if (delta < 0) await browser.tabs.goBack(tabId);
-    else await browser.tabs.goForward(tabId);
-  }
+  const step = browser.scripting.executeScript({ target: { tabId }, func: (d: number) => void setTimeout(() => history.go(d), 0), args: [delta] }).then(
+    () => 'done',
+    () => 'refused',
+  );
+  // The answer may be lost with the document it came from: the tab's loads tell the rest.
+  const outcome = await Promise.race([step, new Promise((resolve) => setTimeout(() => resolve('slow'), 1_000))]);
+  if (outcome !== 'refused') return;
+  if (delta < 0) await browser.tabs.goBack(tabId);
+  else await browser.tabs.goForward(tabId);
 }
 
 /** How long `back`/`forward` wait for the history step to begin before saying there is none. */
@@ -187,7 +190,8 @@ export const navigate = defineTool<In<'navigate'>, ActionResult, PageActionsServ
     destructive: false,
     openWorld: true,
     pages: true,
-    target: (input: { tab_id?: number; url?: string }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId, ...(input.url ? { url: input.url } : {}) }),
+    // An address it will not load (javascript:, file:) is refused before it reaches a page: no site to ask about.
+    target: (input: { tab_id?: number; url?: string }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId, ...(input.url && /^https?:/i.test(input.url.trim()) ? { url: input.url } : {}) }),
     describe: cardWords('navigate'),
   },
   async execute(input, context: Context) {

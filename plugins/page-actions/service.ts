@@ -35,6 +35,8 @@ export interface CallOptions {
 export const AGENT_FILE = '/page-actions-agent.js';
 /** How long one request to a page may take. */
 export const PAGE_CALL_MS = 15_000;
+/** How long a reply may still come once the tab began loading another document. */
+export const NAV_REPLY_GRACE_MS = 1_000;
 /** Tabs whose token is kept, at most (each dropped when its tab closes; this bounds a leak). */
 export const MAX_TABS = 1_000;
 
@@ -145,7 +147,12 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
         }
         return result;
       })();
-      raw = await capped(work, cap, () => (watch.started ? navigated() : new TabError(`The page in tab ${tabId} did not answer within ${Math.round(cap / 1000)} s (it may be busy). Try again, or read the page to see its state.`, 'timeout')), options.signal);
+      // A document that goes away under the call may never answer (Firefox): once a load has
+      // begun, the reply gets a moment to arrive, then the call is over.
+      const gone = new Promise<never>((_, reject) => {
+        void watch.loadingWithin(cap).then((seen) => seen && setTimeout(() => reject(navigated()), NAV_REPLY_GRACE_MS));
+      });
+      raw = await capped(Promise.race([work, gone]), cap, () => (watch.started ? navigated() : new TabError(`The page in tab ${tabId} did not answer within ${Math.round(cap / 1000)} s (it may be busy). Try again, or read the page to see its state.`, 'timeout')), options.signal);
     } catch (error) {
       if (error instanceof TabError && error.kind !== 'failed') throw error;
       if (watch.removed) throw new TabError(`Tab ${tabId} was closed while the action ran.`, 'closed');

@@ -136,10 +136,14 @@ export function assertScriptable(tab: Tab): void {
 export interface LoadWatch {
   /** A load started (or the address changed) since the watch began. */
   readonly started: boolean;
+  /** A document load started (status `loading`: the document is being replaced or reloaded). */
+  readonly loading: boolean;
   /** The tab was closed since the watch began. */
   readonly removed: boolean;
   /** Resolves true as soon as a load starts, or false after `ms`. */
   startedWithin(ms: number, signal?: AbortSignal): Promise<boolean>;
+  /** Resolves true as soon as a document load starts (not a mere change of address), or false after `ms`. */
+  loadingWithin(ms: number, signal?: AbortSignal): Promise<boolean>;
   /**
    * Resolves with the tab once a load that started during the watch has completed (or, past
    * `timeoutMs`, with the tab as it is). Rejects when the tab is closed or `signal` aborts.
@@ -150,6 +154,7 @@ export interface LoadWatch {
 
 export function watchLoads(tabId: number, startUrl?: string): LoadWatch {
   let started = false;
+  let loading = false;
   let complete = false;
   let removed = false;
   let last: Tab | undefined;
@@ -160,6 +165,7 @@ export function watchLoads(tabId: number, startUrl?: string): LoadWatch {
   const onUpdated = (id: number, info: Browser.tabs.OnUpdatedInfo, tab: Tab) => {
     if (id !== tabId) return;
     last = tab;
+    if (info.status === 'loading') loading = true;
     if (info.status === 'loading' || (info.url !== undefined && info.url !== startUrl)) {
       started = true;
       complete = false;
@@ -199,10 +205,14 @@ export function watchLoads(tabId: number, startUrl?: string): LoadWatch {
     get started() {
       return started;
     },
+    get loading() {
+      return loading;
+    },
     get removed() {
       return removed;
     },
     startedWithin: (ms, signal) => until(() => started || removed, ms, signal),
+    loadingWithin: (ms, signal) => until(() => loading || removed, ms, signal),
     async loaded(timeoutMs, signal) {
       // A load that finished between the watch's events and now: the tab says so itself.
       // A load whose `complete` came before this wait, or never comes as an event (some

@@ -67,10 +67,8 @@ for (const browserName of selectedBrowsers()) {
       const page = await h.newPage(site.url('/basic/list.html'));
       const sidebar = await openSidebar(h);
       const tabId = await tabIdOf(sidebar, '/basic/list.html');
-      // Only the tab in front of its window can be captured.
-      await page.raw.bringToFront();
       let outline = '';
-      model.setScript((req) => {
+      model.setScript(async (req) => {
         const results = toolResults(req);
         const call = (name, args = {}) => ({ toolCalls: [{ name, arguments: { tab_id: tabId, ...args } }] });
         switch (results.length) {
@@ -82,8 +80,12 @@ for (const browserName of selectedBrowsers()) {
           case 2:
             return call('click', { ref: refOf(outline, 'button', 'Add') });
           case 3:
+            // Only the tab in front of its window can be captured.
+            await page.raw.bringToFront();
             return call('screenshot');
           case 4:
+            // The sidebar back in front (Firefox slows the timers of a tab behind others).
+            await sidebar.raw.bringToFront();
             return call('click', { ref: refOf(outline, 'link', 'Finish the list') });
           case 5:
             return call('navigate', { action: 'back' });
@@ -94,7 +96,10 @@ for (const browserName of selectedBrowsers()) {
         }
       });
       await sendMessage(sidebar, 'Add milk to my list, look at it, then finish the list');
-      await sidebar.waitForText('Finished the list.', { timeout: 90_000 });
+      await sidebar.waitForText('Finished the list.', { timeout: 90_000 }).catch((error) => {
+        // What the model got so far says which step failed.
+        throw new Error(`${error.message}\nTool results so far:\n${toolResults(model.requests.at(-1) ?? { messages: [] }).join('\n---\n')}`);
+      });
       await waitForIdle(sidebar);
 
       const results = toolResults(model.requests.at(-1));
