@@ -48,9 +48,13 @@ export function pageTitle(tabId: number, title: string): string {
 export async function begin(tabIdInput: number | undefined, context: Context): Promise<Tab> {
   const tab = await resolveTab(tabIdInput, context.tabId);
   assertScriptable(tab);
-  await context.service.control.beforeAction(tab.id!, context.conversationId, context.signal, context.waitForUser);
+  const before = await context.service.control.beforeAction(tab.id!, context.conversationId, context.signal, context.waitForUser);
+  if (before?.note) heldNotes.set(context, before.note);
   return tab;
 }
+
+/** Calls that waited while the user had the tab: their result says so (the page may have changed). */
+const heldNotes = new WeakMap<Context, string>();
 
 /** The agent's refusal as the model's error: its words (which name the page's elements) enveloped. */
 export function refusal(what: string, tabId: number, reply: { error: string; stale?: boolean }): Error {
@@ -116,6 +120,12 @@ export async function navigatedResult(tabId: number, context: Context, how: stri
  * the action's own result.
  */
 export async function runAction(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
+  const result = await runActionInPage(tab, request, context, what, mayNavigate);
+  const held = heldNotes.get(context);
+  return held ? { ...result, note: `${held} ${result.note}` } : result;
+}
+
+async function runActionInPage(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
   const tabId = tab.id!;
   const startUrl = tabUrl(tab);
   const watch = watchLoads(tabId, startUrl);

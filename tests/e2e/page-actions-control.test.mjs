@@ -206,14 +206,15 @@ for (const browserName of selectedBrowsers()) {
       await page.raw.goto(site.url('/login.html'));
     });
 
-    test('while acting: the bar shows Stop and Take over; Take over pauses (the sidebar says so); Stop stops the run', async () => {
+    test('while acting: Take over pauses the next action until Resume, whose result says the user had the tab; Stop stops the run', async () => {
       model.reset();
       model.setScript((req) => {
         const results = toolResults(req);
         if (results.length === 0) return { toolCalls: [{ name: 'scroll', arguments: { tab_id: tabId, direction: 'down' } }] };
-        // A long wait keeps the run going while the user acts on the bar.
-        if (results.length === 1) return { toolCalls: [{ name: 'wait_for', arguments: { tab_id: tabId, text: 'never shows', timeout_ms: 60_000 } }] };
-        return { toolCalls: [{ name: 'scroll', arguments: { tab_id: tabId, direction: 'up' } }] };
+        // A wait keeps the run going while the user takes over; the next action then waits for Resume.
+        if (results.length === 1) return { toolCalls: [{ name: 'wait_for', arguments: { tab_id: tabId, text: 'never shows', timeout_ms: 6000 } }] };
+        if (results.length === 2) return { toolCalls: [{ name: 'scroll', arguments: { tab_id: tabId, direction: 'up' } }] };
+        return { toolCalls: [{ name: 'wait_for', arguments: { tab_id: tabId, text: 'never shows', timeout_ms: 60_000 } }] };
       });
       await sidebar.click('button', 'New conversation');
       await sendMessage(sidebar, 'Look around');
@@ -228,10 +229,23 @@ for (const browserName of selectedBrowsers()) {
       assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
       await mouse(points.last.x, points.last.y);
       await sidebar.waitForText('Paused — you have the tab', { timeout: 15_000 });
-      // Paused: Stop now sits before Resume.
-      await new Promise((r) => setTimeout(r, 300));
+      // The wait ends; the next action (scroll up) waits while the user has the tab.
+      // The sidebar in front, as a person watching it: its approval cards arm and get answered.
+      await sidebar.raw.bringToFront();
+      const approved = sidebar.approved;
+      for (const until = Date.now() + 20_000; sidebar.approved < approved + 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(toolResults(model.requests.at(-1)).length, 2, 'the scroll waits for Resume');
       const paused = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
-      await mouse(paused.stop.x, paused.stop.y);
+      await mouse(paused.last.x, paused.last.y);
+      await sidebar.waitFor(() => !document.body.innerText.includes('Paused — you have the tab'), undefined, { timeout: 15_000 });
+      // The scroll ran after Resume and says the user had the tab.
+      for (const until = Date.now() + 15_000; toolResults(model.requests.at(-1)).length < 3 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+      assert.match(toolResults(model.requests.at(-1))[2], /The user took over this tab and pressed Resume/);
+      // Acting again: Stop in the bar stops the run.
+      await new Promise((r) => setTimeout(r, 500));
+      const acting = await page.evaluate(buttonPoints, { last: 'Take over', stop: 'Stop' });
+      await mouse(acting.stop.x, acting.stop.y);
       await sidebar.waitForText('You stopped the run.', { timeout: 15_000 });
       await page.waitFor(() => ![...document.documentElement.children].some((el) => /^sidequest-bar-/i.test(el.tagName)), undefined, { timeout: 15_000 });
       assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
