@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.output/**', '.wxt/**', 'node_modules/**', 'tests/artifacts/**', 'bench/results/**', 'public/**'] },
+  { ignores: ['.output/**', '.wxt/**', 'node_modules/**', 'tests/artifacts/**', 'bench/results/**', 'public/**', 'tests/fixtures/todomvc/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...pluginVue.configs['flat/recommended'],

@@ -122,7 +122,9 @@ export interface BenchProtocolMap {
   /** Per-step overhead figures of recent runs. */
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
   /** Runs a registry tool `iterations` times and returns each call's time in ms. */
-  measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string };
+  measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string; lastOutput?: unknown };
+  /** Times a `scripting.executeScript` round trip of a function that does nothing, in a tab (a baseline for page calls). */
+  measureExecuteScript(data: { tabId: number; iterations: number }): { durations: number[] };
   /** Times the approval gate's decision for a call it lets through without asking (ms per call, and the batch mean). */
   measureGate(data: { name: string; input: unknown; iterations: number }): { durations: number[]; mean: number };
 }

@@ -172,7 +172,9 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
       }
       throw new TabError(`The page agent in tab ${tabId} gave an answer that cannot be used. Call read_page and try again.`, 'failed');
     }
-    if (reply.ok && reply.token) tokens.set(tabId, reply.token);
+    // The bar's replies show the model no references: taking their token would make a reference
+    // read before a navigation the agent did not see (the person's) look fresh.
+    if (reply.ok && reply.token && request.op !== 'bar') tokens.set(tabId, reply.token);
     return reply as PageReply<T>;
   }
 

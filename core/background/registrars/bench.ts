@@ -1,3 +1,4 @@
+import { browser } from 'wxt/browser';
 import type { BackgroundContext } from '../context';
 import { disposeAll } from './registrar';
 
@@ -14,15 +15,27 @@ export function registerBench(ctx: BackgroundContext): () => void {
       const durations: number[] = [];
       let ok = 0;
       let lastError: string | undefined;
+      let lastOutput: unknown;
       for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
         const started = performance.now();
         // The registry alone, no gate: the benchmark times the tool calls themselves.
         const result = await registry.invoke(name, input);
         durations.push(performance.now() - started);
-        if (result.ok) ok++;
-        else lastError = result.error;
+        if (result.ok) {
+          ok++;
+          lastOutput = result.output;
+        } else lastError = result.error;
       }
-      return { durations, ok, lastError };
+      return { durations, ok, lastError, lastOutput };
+    }),
+    handle('measureExecuteScript', async ({ tabId, iterations }) => {
+      const durations: number[] = [];
+      for (let i = 0; i < Math.min(Math.max(iterations, 1), 10_000); i++) {
+        const started = performance.now();
+        await browser.scripting.executeScript({ target: { tabId }, func: () => 1 });
+        durations.push(performance.now() - started);
+      }
+      return { durations };
     }),
     handle('measureGate', async ({ name, input, iterations }) => {
       const spec = registry.describe(name);
