@@ -115,7 +115,8 @@ export async function navigatedResult(tabId: number, context: Context, how: stri
 
 /**
  * Runs an action in the page and says what it changed. When the page navigates during it (or
- * right after, within `NAV_GRACE_MS` for actions that can: `mayNavigate`), waits for the new page
+ * right after, within `NAV_GRACE_MS` when the page said it began to unload and the action can
+ * navigate: `mayNavigate`), waits for the new page
  * and returns its head; a change of address within the same document (a hash, `pushState`) keeps
  * the action's own result.
  */
@@ -137,7 +138,8 @@ async function runActionInPage(tab: Tab, request: PageRequest, context: Context,
       if (!(error instanceof TabError && error.kind === 'navigated')) throw error;
     }
     if (reply && !reply.ok) throw refusal(what, tabId, reply);
-    if (reply && mayNavigate && !watch.started) await watch.startedWithin(NAV_GRACE_MS, context.signal);
+    // Only when the page said it began to unload: waiting after every click would cost each one the grace.
+    if (reply?.ok && reply.navigating && mayNavigate && !watch.started) await watch.startedWithin(NAV_GRACE_MS, context.signal);
     if (!watch.started) return await actionResult(tabId, startUrl, reply as ActionReply);
     return await afterLoad(tabId, watch, context, reply as (ActionReply & { token: string }) | undefined, startUrl);
   } finally {

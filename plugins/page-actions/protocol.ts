@@ -58,7 +58,8 @@ export interface ActionReply {
   url: string;
   title: string;
   /** A line about what was done, for the model ("Clicked button \"Add\"."). */
-  note?: string;
+  note?: string;  /** The document began to unload during the action (a navigation is on its way). */
+  navigating?: boolean;
 }
 
 /** `describe`'s fields: what a person would call the element. */

@@ -54,7 +54,7 @@ function fieldsFor(op: PageRequest['op'], raw: Fields, maxLength?: number): Fiel
       const changed = text(raw.changed, LIMITS.changed);
       if (changed === undefined) return null;
       const note = text(raw.note, LIMITS.note);
-      return { changed, url: text(raw.url, LIMITS.url) ?? '', title: text(raw.title, LIMITS.title) ?? '', ...(note ? { note } : {}) };
+      return { changed, url: text(raw.url, LIMITS.url) ?? '', title: text(raw.title, LIMITS.title) ?? '', ...(note ? { note } : {}), ...(raw.navigating === true ? { navigating: true } : {}) };
     }
     case 'describe': {
       const role = text(raw.role, LIMITS.short);

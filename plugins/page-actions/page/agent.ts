@@ -92,15 +92,26 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
   /** Runs one action with the change watch around it. */
   async function act(element: Element | null, run: () => string | Promise<string>): Promise<ActionReply> {
     const watch = watchChanges(win.document, refs, element);
-    let note: string;
+    // The document starts to unload (a link, a form post, a script's location change): the
+    // background then waits for the new page instead of guessing after every action.
+    let leaving = false;
+    const onLeave = () => void (leaving = true);
+    win.addEventListener('beforeunload', onLeave, true);
+    win.addEventListener('pagehide', onLeave, true);
     try {
-      note = await run();
-    } catch (error) {
-      watch.cancel();
-      throw error;
+      let note: string;
+      try {
+        note = await run();
+      } catch (error) {
+        watch.cancel();
+        throw error;
+      }
+      const changed = await watch.finish();
+      return { changed, ...page(), note, ...(leaving ? { navigating: true } : {}) };
+    } finally {
+      win.removeEventListener('beforeunload', onLeave, true);
+      win.removeEventListener('pagehide', onLeave, true);
     }
-    const changed = await watch.finish();
-    return { changed, ...page(), note };
   }
 
   async function dispatch(request: PageRequest): Promise<Record<string, unknown>> {
