@@ -5,8 +5,8 @@
 // `images`); a profile set to "Model sees images: No" gets a note and no image bytes; Gemini's
 // thought signature goes back with its call.
 //
-// The image comes from an MCP server's tool (tests/mcp-server `get_chart`, a PNG): the page-actions
-// `screenshot` tool is being written beside this test; switch to it once merged.
+// The image comes from an MCP server's tool (tests/mcp-server `get_chart`, a PNG), and from the
+// page-actions `screenshot` of a page in a tab (a JPEG made in the background), for every type.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -15,18 +15,31 @@ import { startAnthropicServer } from '../model-server/anthropic.mjs';
 import { startGeminiServer } from '../model-server/gemini.mjs';
 import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
+import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { lastAnswer, openSidebar, sendMessage, tabIdOf, waitForIdle } from './helpers.mjs';
 
 const KEY = 'sk-vision-test';
 const TOOL = 'mcp_charts_get_chart';
 const SIGNATURE = Buffer.from('signed by the scripted Gemini').toString('base64');
 
-/** A model that asks for the chart, then says what it was shown: images (by call) or the tool's words. */
-function visionScript(req) {
+/** The tab `screenshot` should capture (set by the screenshot test), and the page in it. */
+let shotTab;
+let beforeShot = async () => {};
+let afterShot = async () => {};
+
+/** A model that asks for the chart (or a screenshot), then says what it was shown: images (by call) or the tool's words. */
+async function visionScript(req) {
   if (req.last?.role === 'tool') {
+    // The sidebar back in front (Firefox slows the timers of a tab behind others).
+    await afterShot();
     if (req.images.length) return { text: `I see ${req.images.length} image(s): ${req.images.map((i) => i.mediaType).join(', ')}.` };
     return { text: `I see no image. The tool said: ${contentText(req.last).slice(0, 2000)}` };
+  }
+  if (/screenshot/.test(contentText(req.lastUser)) && req.toolNames.includes('screenshot')) {
+    // Only the tab in front of its window can be captured.
+    await beforeShot();
+    return { toolCalls: [{ name: 'screenshot', arguments: { tab_id: shotTab }, thoughtSignature: SIGNATURE }] };
   }
   if (/chart/.test(contentText(req.lastUser)) && req.toolNames.includes(TOOL)) {
     return { toolCalls: [{ name: TOOL, arguments: { city: 'Oslo' }, thoughtSignature: SIGNATURE }] };
@@ -164,6 +177,38 @@ for (const browserName of selectedBrowsers()) {
         assert.deepEqual(charts.state.calls.at(-1), { tool: 'get_chart', city: 'Oslo' });
       });
     }
+
+    test('the screenshot of a tab reaches every provider type as a JPEG image', async () => {
+      const site = await startFixtureServer({
+        pages: { '/shot.html': '<!doctype html><title>Tide table</title><h1 style="font: 48px sans-serif">High tide 06:12</h1>' },
+      });
+      try {
+        const page = await h.newPage(site.url('/shot.html'));
+        for (const c of CASES) {
+          const server = servers[c.server];
+          server.reset();
+          await addProfile({ provider: c.name, baseUrl: server.url, apiKey: c.key ? KEY : '', model: c.model });
+          const sidebar = await openSidebar(h);
+          shotTab = await tabIdOf(sidebar, '/shot.html');
+          beforeShot = () => page.raw.bringToFront();
+          afterShot = () => sidebar.raw.bringToFront();
+          await sidebar.click('button', 'New conversation');
+          await sendMessage(sidebar, 'Take a screenshot of the tide table');
+          await sidebar.waitForText('I see', { within: 'article.assistant:last-of-type .markdown', timeout: 45_000 });
+          await waitForIdle(sidebar);
+          assert.match(await lastAnswer(sidebar), /I see 1 image\(s\): image\/jpeg\./, c.name);
+          const wire = JSON.stringify(server.requests[1].body);
+          // A JPEG's base64 starts with "/9j/", in that provider's own image field.
+          assert.match(wire, /image_url":\{"url":"data:image\/jpeg;base64,\/9j\/|"media_type":"image\/jpeg","data":"\/9j\/|"mimeType":"image\/jpeg","data":"\/9j\/|"images":\["\/9j\//, c.name);
+          await sidebar.close();
+        }
+        await page.close();
+      } finally {
+        beforeShot = async () => {};
+        afterShot = async () => {};
+        await site.close();
+      }
+    });
 
     test('a profile whose model sees no images: the result carries a note, no image bytes leave', async () => {
       for (const c of CASES) {
