@@ -79,4 +79,57 @@ describe('actions with the real outline', () => {
     expect(reply.text).toMatch(/button "Pay" \[ref=e\d+\]/);
     expect(reply.text).not.toMatch(/Help/);
   });
+
+  describe('changes in shadow roots off the acted element\'s ancestor chain', () => {
+    /** A host with an open shadow root holding `html`. */
+    const host = (parent: Element | ShadowRoot, tag: string, html: string) => {
+      const element = document.createElement(tag);
+      parent.append(element);
+      const root = element.attachShadow({ mode: 'open' });
+      root.innerHTML = html;
+      return root;
+    };
+    /** A TodoMVC-like app: the input, the list and the counter each in a component of its own. */
+    function app(parent: Element | ShadowRoot) {
+      const form = host(parent, 'x-form', '<input placeholder="What needs to be done?">');
+      const list = host(parent, 'x-list', '<ul></ul>');
+      const footer = host(parent, 'x-footer', '<span class="count"><strong>0</strong> items left</span>');
+      const input = form.querySelector('input')!;
+      let count = 0;
+      input.addEventListener('keydown', (event) => {
+        if (event.keyCode !== 13 || !input.value) return;
+        const text = input.value;
+        input.value = '';
+        // Rendered a microtask later, as Lit does; the item is a component with a root of its own.
+        queueMicrotask(() => {
+          const ul = list.querySelector('ul')!;
+          const item = document.createElement('x-item');
+          ul.append(item);
+          item.attachShadow({ mode: 'open' }).innerHTML = `<input type="checkbox" aria-label="Toggle"><label>${text}</label>`;
+          footer.querySelector('strong')!.firstChild!.nodeValue = String(++count);
+        });
+      });
+      return input;
+    }
+
+    it('outlines the new item and the counter of sibling components', async () => {
+      const input = app(document.body);
+      const reply = await call({ op: 'fill', ref: ref(input), text: 'buy milk', submit: true });
+      expect(reply.ok).toBe(true);
+      expect(reply.changed).toMatch(/buy milk/);
+      expect(reply.changed).toMatch(/checkbox "Toggle" \[ref=e\d+\]/);
+      expect(reply.changed).toMatch(/^- text: 1$/m);
+    });
+
+    it('outlines them when the components sit in nested shadow roots (Lit\'s TodoMVC)', async () => {
+      const outer = host(document.body, 'x-app', '<section><header><h1>todos</h1></header><main></main></section>');
+      const input = app(outer.querySelector('main')!);
+      const first = await call({ op: 'fill', ref: ref(input), text: 'buy milk', submit: true });
+      expect(first.changed).toMatch(/buy milk/);
+      const second = await call({ op: 'fill', ref: ref(input), text: 'buy bread', submit: true });
+      expect(second.changed).toMatch(/buy bread/);
+      expect(second.changed).toMatch(/^- text: 2$/m);
+      expect(second.changed).not.toMatch(/buy milk/);
+    });
+  });
 });

@@ -50,9 +50,37 @@ function stateOf(element: Element | null): string {
   return JSON.stringify([field.value, field.checked, field.indeterminate, field.selectedIndex, element.isConnected]);
 }
 
+/** How many shadow roots are watched at most (components rendering into their own roots: Lit, Stencil, Shoelace). */
+export const MAX_SHADOW_ROOTS = 300;
+/** How many elements the search for shadow roots looks at, at most (a huge page stays cheap). */
+const MAX_SCANNED = 100_000;
+
 /**
- * Starts watching `doc` (and every open shadow root `element` is inside, and the frame documents
- * it is in) for changes made by the action that follows.
+ * The open shadow roots of `doc`, nested ones too (roots inside roots), found by one iterative walk
+ * of the composed tree: at most `MAX_SHADOW_ROOTS`. A MutationObserver on the document does not see
+ * into shadow roots, and a component's update often happens only in its own root (a new item in a
+ * list component, a counter in a footer component), off the acted element's chain of roots.
+ */
+export function openShadowRoots(doc: Document, max = MAX_SHADOW_ROOTS): ShadowRoot[] {
+  const found: ShadowRoot[] = [];
+  const queue: Array<Document | ShadowRoot> = [doc];
+  let scanned = 0;
+  for (let i = 0; i < queue.length && found.length < max && scanned < MAX_SCANNED; i++) {
+    const elements = queue[i]!.querySelectorAll('*');
+    for (let j = 0; j < elements.length && scanned < MAX_SCANNED; j++, scanned++) {
+      const shadow = elements[j]!.shadowRoot;
+      if (!shadow || isOwnUi(elements[j]!)) continue;
+      found.push(shadow);
+      queue.push(shadow);
+      if (found.length >= max) break;
+    }
+  }
+  return found;
+}
+
+/**
+ * Starts watching `doc`, its open shadow roots (`openShadowRoots`), every open shadow root
+ * `element` is inside, and the frame documents it is in, for changes made by the action that follows.
  */
 export function watchChanges(doc: Document, refs: ElementRefs, element: Element | null): ChangeWatch {
   const records: MutationRecord[] = [];
@@ -66,6 +94,7 @@ export function watchChanges(doc: Document, refs: ElementRefs, element: Element 
     targets.add(root);
     node = (root as ShadowRoot).host ?? (root as Document).defaultView?.frameElement ?? null;
   }
+  for (const root of openShadowRoots(doc)) targets.add(root);
   for (const target of targets) observer.observe(target, options);
   const before = stateOf(element);
   let stopped = false;

@@ -56,6 +56,8 @@ interface Node_ {
   depth: number;
   /** The next text starts a new word (a block boundary was crossed). */
   brk: boolean;
+  /** The next text starts a run of its own (the changed subtree before it ended). */
+  split?: boolean;
 }
 
 interface Frame {
@@ -67,6 +69,8 @@ interface Frame {
   quiet: boolean;
   /** A flattened block element: leaving it breaks the text. */
   block: boolean;
+  /** One of `options.roots`: the text after it is no part of its text. */
+  root?: boolean;
 }
 
 const TEXT_FIELDS = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'slider']);
@@ -123,12 +127,12 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
   const stack: Frame[] = [];
   const roots = options.roots?.length ? options.roots : [doc.body ?? doc.documentElement].filter(Boolean);
   for (let i = roots.length - 1; i >= 0; i--) {
-    stack.push({ cursor: { next: null, list: [roots[i]!], index: 0 }, out: top, fold: false, quiet: false, block: false });
+    stack.push({ cursor: { next: null, list: [roots[i]!], index: 0 }, out: top, fold: false, quiet: false, block: false, root: true });
   }
 
   const addText = (out: Node_, text: string) => {
     const last = out.kids[out.kids.length - 1];
-    if (last && last.role === undefined) {
+    if (last && last.role === undefined && !out.split) {
       if (last.text.length < RUN_KEEP) last.text += out.brk ? ` ${text}` : text;
     } else {
       if (!/\S/.test(text)) return;
@@ -136,6 +140,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
       estimate += out.depth * 2 + 12 + Math.min(text.length, MAX_NAME);
     }
     out.brk = false;
+    out.split = false;
   };
 
   const add = (out: Node_, made: Node_) => {
@@ -154,6 +159,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
     if (!current) {
       stack.pop();
       if (frame.block) frame.out.brk = true;
+      if (frame.root) frame.out.split = true;
       continue;
     }
     const { out } = frame;
