@@ -20,7 +20,7 @@ export interface MessageWindowView<M> {
   space: ComputedRef<{ above: number; below: number }>;
   /** Show earlier: renders the next page of earlier messages, keeping what the user looks at in place. */
   showEarlier: () => Promise<void>;
-  /** Bind to the scroller's `scroll`. */
+  /** Bind to the scroller's scroll event. */
   onScroll: () => void;
   /** Bind to the scroller's wheel, touch, key and pointer events: the next scroll is the user's. */
   onUserIntent: () => void;

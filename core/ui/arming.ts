@@ -17,7 +17,7 @@ export interface Arming {
   /** For `pointerdown` and `keydown` on a button: notes whether this press began too early. */
   press(event: Event): void;
   /**
-   * For `click`: whether this click answers. Only when armed and its press began after arming
+   * For the click event: whether this click answers. Only when armed and its press began after arming
    * (a mouse button held down while the card appeared, or a key held down, never answers).
    */
   accepts(): boolean;
