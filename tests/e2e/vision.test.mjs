@@ -180,7 +180,7 @@ for (const browserName of selectedBrowsers()) {
 
     test('the screenshot of a tab reaches every provider type as a JPEG image', async () => {
       const site = await startFixtureServer({
-        pages: { '/shot.html': '<!doctype html><title>Tide table</title><h1 style="font: 48px sans-serif">High tide 06:12</h1>' },
+        pages: { '/shot.html': { type: 'text/html; charset=utf-8', body: '<!doctype html><title>Tide table</title><h1 style="font: 48px sans-serif">High tide 06:12</h1>' } },
       });
       try {
         const page = await h.newPage(site.url('/shot.html'));
