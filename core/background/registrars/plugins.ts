@@ -73,8 +73,10 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       source: plugin.source,
       enabled,
       tools: plugin.tools.map((t) => {
-        // Functions stay here: messages carry data only.
-        const { target: _target, forCall: _forCall, ...annotations } = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        // Functions stay here (`target`, `forCall`, `describe`, any later one): messages carry data
+        // only, and Firefox refuses to send a function at all (the whole broadcast is lost).
+        const all = registry.describe(t.name)?.annotations ?? { readOnly: false, destructive: true, openWorld: true };
+        const annotations = Object.fromEntries(Object.entries(all).filter(([, value]) => typeof value !== 'function')) as typeof all;
         return { name: t.name, description: t.description, annotations };
       }),
     }));
