@@ -6,11 +6,13 @@ import { fakeBrowser } from 'wxt/testing';
 import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
 
 const registered = vi.hoisted(() => new Map<string, number>());
+const handlers = vi.hoisted(() => new Map<string, (message: { data: unknown; sender: unknown }) => unknown>());
 vi.mock('@/core/messaging/protocol', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@/core/messaging/protocol')>();
   return {
     ...actual,
-    onMessage: (type: string) => {
+    onMessage: (type: string, handler: (message: { data: unknown; sender: unknown }) => unknown) => {
+      handlers.set(type, handler);
       registered.set(type, (registered.get(type) ?? 0) + 1);
       return () => registered.set(type, registered.get(type)! - 1);
     },
@@ -29,6 +31,24 @@ beforeEach(() => {
 });
 
 describe('startBackground', () => {
+  it('lists the plugins as data only: no function of a tool\'s annotations goes to a page (Firefox refuses to send one)', async () => {
+    const tool = {
+      name: 'probe_act',
+      description: 'Acts.',
+      inputSchema: { type: 'object' as const },
+      execute: () => 'done',
+      annotations: { readOnly: false, destructive: false, openWorld: false, pages: true, target: () => ({}), forCall: () => undefined, describe: async () => undefined },
+    };
+    const plugin: BuiltinPlugin = { id: 'probe', name: 'Probe', description: '', tools: [tool] };
+    const background = startBackground({ plugins: [plugin] });
+    await background.ready;
+    const infos = (await handlers.get('listPlugins')!({ data: undefined, sender: { id: fakeBrowser.runtime.id, url: fakeBrowser.runtime.getURL('/sidepanel.html') } })) as Array<{ id: string; tools: Array<{ annotations: Record<string, unknown> }> }>;
+    const probe = infos.find((p) => p.id === 'probe')!;
+    expect(probe.tools[0].annotations).toEqual({ readOnly: false, destructive: false, openWorld: false, pages: true });
+    expect(() => structuredClone(infos)).not.toThrow();
+    background.dispose();
+  });
+
   it('registers each core message once, and no benchmark message outside bench builds', async () => {
     const background = startBackground({ plugins: [] });
     await background.ready;
