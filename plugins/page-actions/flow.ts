@@ -19,6 +19,8 @@ export type Context = ToolContext<PageActionsService>;
 export const NAV_WAIT_MS = 15_000;
 /** How long after a click (or a key, or a submit) a navigation may still start and be noticed. */
 export const NAV_GRACE_MS = 150;
+/** How long a call whose page went away mid-call waits to see the new load begin. */
+export const NAV_LOST_MS = 2_000;
 /** The head of a new page's outline, returned after a navigation. */
 export const HEAD_CHARS = 3_000;
 
@@ -138,9 +140,14 @@ async function runActionInPage(tab: Tab, request: PageRequest, context: Context,
       if (!(error instanceof TabError && error.kind === 'navigated')) throw error;
     }
     if (reply && !reply.ok) throw refusal(what, tabId, reply);
-    // Only when the page said it began to unload: waiting after every click would cost each one the grace.
-    if (reply?.ok && reply.navigating && mayNavigate && !watch.started) await watch.startedWithin(NAV_GRACE_MS, context.signal);
-    if (!watch.started) return await actionResult(tabId, startUrl, reply as ActionReply);
+    // The call lost its page (it navigated away mid-call), or the page said it began to unload: wait
+    // for the load to show. Not after every click: that would cost each one the grace.
+    const lost = !reply;
+    if (!watch.started && (!reply || (reply.ok && reply.navigating && mayNavigate))) await watch.startedWithin(lost ? NAV_LOST_MS : NAV_GRACE_MS, context.signal);
+    if (!watch.started) {
+      if (lost) return await navigatedResult(tabId, context, 'The page went away during the action; the tab now shows', undefined, await outlineHead(tabId, context));
+      return await actionResult(tabId, startUrl, reply as ActionReply);
+    }
     return await afterLoad(tabId, watch, context, reply as (ActionReply & { token: string }) | undefined, startUrl);
   } finally {
     watch.stop();

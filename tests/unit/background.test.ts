@@ -44,7 +44,7 @@ describe('startBackground', () => {
     await background.ready;
     const infos = (await handlers.get('listPlugins')!({ data: undefined, sender: { id: fakeBrowser.runtime.id, url: fakeBrowser.runtime.getURL('/sidepanel.html') } })) as Array<{ id: string; tools: Array<{ annotations: Record<string, unknown> }> }>;
     const probe = infos.find((p) => p.id === 'probe')!;
-    expect(probe.tools[0].annotations).toEqual({ readOnly: false, destructive: false, openWorld: false, pages: true });
+    expect(probe.tools[0]!.annotations).toEqual({ readOnly: false, destructive: false, openWorld: false, pages: true });
     expect(() => structuredClone(infos)).not.toThrow();
     background.dispose();
   });
