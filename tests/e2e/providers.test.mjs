@@ -60,7 +60,7 @@ for (const browserName of selectedBrowsers()) {
       servers.openai = await startModelServer({ apiKey: KEY });
       servers.anthropic = await startAnthropicServer({ apiKey: KEY });
       servers.gemini = await startGeminiServer({ apiKey: KEY });
-      servers.ollama = await startOllamaServer({ contextLength: 8192 });
+      servers.ollama = await startOllamaServer({ contextLength: 16384 });
       // A small local model without tool calling, and a small model with a 4,000-token window.
       // (An Ollama that does not list capabilities: the refusal of `tools` itself must tell.)
       servers.noTools = await startOllamaServer({ noTools: true, capabilities: false, models: ['scripted-small:latest'] });
@@ -113,7 +113,7 @@ for (const browserName of selectedBrowsers()) {
         assert.ok(toolResult, 'the second request carries the tool result');
         assert.match(toolResult.content, /Sidequest test page — Alpha/);
         if (c.server === 'anthropic') assert.equal(chats[0].headers['anthropic-dangerous-direct-browser-access'], 'true');
-        if (c.server === 'ollama') assert.deepEqual(chats[0].body.options, { num_ctx: 8192 });
+        if (c.server === 'ollama') assert.deepEqual(chats[0].body.options, { num_ctx: 16384 });
         if (c.key && c.server !== 'openai') {
           const header = c.server === 'anthropic' ? 'x-api-key' : 'x-goog-api-key';
           assert.equal(chats[0].headers[header], KEY);
@@ -252,7 +252,7 @@ for (const browserName of selectedBrowsers()) {
       // A small model's instructions and tools must fit too: only the Web plugin stays on.
       const settings = await h.openExtensionPage('options.html#plugins', { width: 1000, height: 900 });
       await settings.waitForText('Sub-agents');
-      for (const label of ['Tabs plugin', 'Workspace plugin', 'Ask the user plugin', 'Tasks plugin', 'Scripts plugin', 'Sub-agents plugin', 'Page tools plugin']) {
+      for (const label of ['Tabs plugin', 'Workspace plugin', 'Ask the user plugin', 'Tasks plugin', 'Scripts plugin', 'Sub-agents plugin', 'Page tools plugin', 'Page actions plugin']) {
         await settings.click('switch', label);
         await settings.waitFor((name) => document.querySelector(`[aria-label="${name}"]`)?.checked === false, label);
       }
