@@ -51,7 +51,7 @@ async function handledMessages() {
   }
   return names;
 }
-const BENCH_ONLY = new Set(['getStepTimings', 'measureToolCalls', 'measureGate']);
+const BENCH_ONLY = new Set(['getStepTimings', 'measureToolCalls', 'measureGate', 'measureExecuteScript']);
 
 /**
  * What an attacker sends with each message: data that would change something, or read a secret,
@@ -133,6 +133,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['getStepTimings', undefined],
     ['measureToolCalls', { name: 'list_tabs', input: {}, iterations: 1 }],
     ['measureGate', { name: 'list_tabs', input: {}, iterations: 1 }],
+    ['measureExecuteScript', { tabId: 1, iterations: 1 }],
     ['deleteAllData', undefined],
   ];
 }
