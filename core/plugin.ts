@@ -1,4 +1,7 @@
 import type { ModelClient } from '@/core/agent/provider';
+import type { RunDriver } from '@/core/agent/runner';
+import type { PendingApproval } from '@/core/approvals/types';
+import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
 import type { runOffscreenJob } from '@/core/offscreen/host';
 import type { ToolRegistry } from '@/core/registry/registry';
@@ -107,7 +110,35 @@ export interface PluginContext {
      * conversation becomes `stopped`). Returns false when it has no run now.
      */
     stop(conversationId: string): boolean;
+    /**
+     * Claims a user's message (sent from the sidebar or with `send`): return a `RunDriver` to
+     * drive its run (a skill's `/name` replays its steps), undefined to let the model answer.
+     * The driver's calls pass the same gate and registry as the model's.
+     */
+    claim(handler: (conversationId: string, text: string) => Promise<RunDriver | undefined> | RunDriver | undefined): void;
+    /**
+     * A new conversation, listed in the sidebar like any. With `grantedAhead` it is unattended (a
+     * scheduled run): the gate lets through only what was granted, and asks for anything else.
+     */
+    create(options: { title: string; grantedAhead?: Array<{ tool: string; site: string }> }): Promise<Conversation>;
+    /** Sends a user message, as the sidebar's Send does (claims included); resolves once the run started. */
+    send(conversationId: string, text: string): Promise<void>;
+    /** The conversation's stored messages, oldest first (the answer being streamed as last written). */
+    messages(conversationId: string): Promise<StoredMessage[]>;
+    get(conversationId: string): Promise<Conversation | undefined>;
+    /** Resolves when the conversation's run (if any) has ended. */
+    settled(conversationId: string): Promise<void>;
   };
+  /** The approval gate's cards. */
+  approvals: {
+    /** A card was put up, waiting for the user's answer (a scheduled run's: notify). */
+    onAsk(listener: (approval: PendingApproval) => void | Promise<void>): void;
+  };
+  /**
+   * Opens the sidebar on a conversation (a notification's click); where the browser does not let
+   * the sidebar open now, its page opens in a tab.
+   */
+  showConversation(conversationId: string): Promise<void>;
   /**
    * **Delete all data** (Settings → Data): drop everything the plugin keeps outside the core's
    * database (files in OPFS, caches in memory). Before it, every conversation's `onDeleted` runs;

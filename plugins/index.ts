@@ -4,6 +4,7 @@ import { mcpPlugin } from './mcp';
 import { pageActionsPlugin } from './page-actions';
 import { pageToolsPlugin } from './page-tools';
 import { scriptingPlugin } from './scripting';
+import { skillsPlugin } from './skills';
 import { subagentsPlugin } from './subagents';
 import { tabsPlugin } from './tabs';
 import { tasksPlugin } from './tasks';
@@ -25,4 +26,5 @@ export const builtinPlugins: BuiltinPlugin[] = [
   scriptingPlugin,
   subagentsPlugin,
   mcpPlugin,
+  skillsPlugin,
 ];

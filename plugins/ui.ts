@@ -3,6 +3,7 @@ import { interactionUi } from './interaction/ui';
 import { mcpUi } from './mcp/ui';
 import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
+import { skillsUi } from './skills/ui';
 import { subagentsUi } from './subagents/ui';
 import { tasksUi } from './tasks/ui';
 import { webUi } from './web/ui';
@@ -18,4 +19,5 @@ export const builtinPluginUi: PluginUi[] = [
   tasksUi,
   subagentsUi,
   mcpUi,
+  skillsUi,
 ];

@@ -134,6 +134,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
           assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) });
         } else if (event.type === 'finish') {
           assistant.usage = withCost(event.usage, client.config.pricing);
+          if (event.by) assistant.by = event.by;
           meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
         }
       }

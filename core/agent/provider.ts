@@ -44,7 +44,8 @@ export type ModelEvent =
       /** What the provider attached to the call (Gemini's `thoughtSignature`), to send back with it. */
       providerMetadata?: SharedV3ProviderMetadata;
     }
-  | { type: 'finish'; finishReason: string; usage?: Usage };
+  /** `by`: who answered when it was not the model (a `RunDriver`'s replayed step), kept on the answer. */
+  | { type: 'finish'; finishReason: string; usage?: Usage; by?: Said };
 
 export interface Usage {
   inputTokens?: number;

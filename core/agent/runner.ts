@@ -9,6 +9,7 @@ import { runAgentLoop, type RunMeter } from './loop';
 import { systemPrompt } from './prompt';
 import type { Locale } from '@/core/i18n/locales';
 import type { ModelClient } from './provider';
+import type { RunError } from './errors';
 import type { LoopObserver } from './step-timing';
 import { storeTranscript } from './transcript';
 
@@ -51,6 +52,24 @@ export interface AgentDeps {
    * status was written and the conversation is no longer running.
    */
   afterRun?(conversationId: string): void;
+  /**
+   * A user message was saved: a plugin may claim it and drive the run (`RunDriver`). Undefined:
+   * the model answers, as always. A claim that throws counts as none.
+   */
+  claim?(conversationId: string, text: string): Promise<RunDriver | undefined>;
+}
+
+/**
+ * Drives a run in place of the model, or before it: a plugin that claimed the user's message
+ * (`AgentDeps.claim`; a skill's `/name` replays its steps). Its client goes through the same loop,
+ * gate, registry and transcript as the model's; it may hand over to `real` at any step.
+ */
+export interface RunDriver {
+  /**
+   * The client for this run. `real` is the conversation's model client, or undefined with
+   * `realError` when none can be made (no provider set up): a driver that needs no model still runs.
+   */
+  client(real: ModelClient | undefined, realError: RunError | undefined): ModelClient;
 }
 
 interface Run {
@@ -127,7 +146,11 @@ export class AgentRunner {
     const message = await store.append<UserMessage>({ role: 'user', conversationId, text: clean });
     events.message(message);
     const retitle = !conversation.titleEdited && conversation.title === DEFAULT_TITLE;
-    await this.start(conversationId, retitle ? { title: titleFrom(clean) } : {});
+    const driver = await this.deps.claim?.(conversationId, clean).catch((error: unknown) => {
+      console.warn('[sidequest] a plugin failed to claim a message', error);
+      return undefined;
+    });
+    await this.start(conversationId, retitle ? { title: titleFrom(clean) } : {}, driver);
     return message;
   }
 
@@ -147,7 +170,7 @@ export class AgentRunner {
   }
 
   /** Marks the conversation running (with any other change to it) and starts its run. */
-  private async start(conversationId: string, patch: Partial<Conversation> = {}): Promise<void> {
+  private async start(conversationId: string, patch: Partial<Conversation> = {}, driver?: RunDriver): Promise<void> {
     const controller = new AbortController();
     const run: Run = { controller, done: Promise.resolve() };
     this.runs.set(conversationId, run);
@@ -158,7 +181,7 @@ export class AgentRunner {
       throw error;
     }
     const release = this.deps.keepAlive?.();
-    run.done = this.run(conversationId, controller.signal)
+    run.done = this.run(conversationId, controller.signal, driver)
       .catch((error) => console.error('[sidequest] agent run failed unexpectedly', error))
       .finally(() => {
         this.runs.delete(conversationId);
@@ -177,9 +200,9 @@ export class AgentRunner {
     return conversation;
   }
 
-  private async run(conversationId: string, signal: AbortSignal): Promise<void> {
+  private async run(conversationId: string, signal: AbortSignal, driver?: RunDriver): Promise<void> {
     try {
-      await this.runSteps(conversationId, signal);
+      await this.runSteps(conversationId, signal, driver);
     } catch (error) {
       // Storage failed or a bug: the conversation must not stay "running" forever.
       const message = error instanceof Error ? error.message : String(error);
@@ -191,21 +214,32 @@ export class AgentRunner {
     }
   }
 
-  private async runSteps(conversationId: string, signal: AbortSignal): Promise<void> {
+  private async runSteps(conversationId: string, signal: AbortSignal, driver?: RunDriver): Promise<void> {
     let client: ModelClient;
     let maxSteps: number;
     let tokenBudget: number | undefined;
+    const failed = (error: unknown): RunError => (error instanceof ProviderError ? error.info : describeProviderError(error, ''));
     try {
-      client = await this.deps.getClient(conversationId);
+      if (driver) {
+        let real: ModelClient | undefined;
+        let realError: RunError | undefined;
+        try {
+          real = await this.deps.getClient(conversationId);
+        } catch (error) {
+          realError = failed(error);
+        }
+        client = driver.client(real, realError);
+      } else {
+        client = await this.deps.getClient(conversationId);
+      }
       maxSteps = await this.deps.getMaxSteps();
       tokenBudget = await this.deps.getRunBudget?.();
     } catch (error) {
-      const info = error instanceof ProviderError ? error.info : describeProviderError(error, '');
-      await this.setStatus(conversationId, { status: 'error', error: info });
+      await this.setStatus(conversationId, { status: 'error', error: failed(error) });
       return;
     }
     const language = await this.deps.getLanguage?.().catch(() => undefined);
-    const conversation = await this.setStatus(conversationId, { model: client.config.model });
+    const conversation = client.config.model ? await this.setStatus(conversationId, { model: client.config.model }) : await this.deps.store.getOrThrow(conversationId);
     const meter: RunMeter = { used: 0, limit: tokenBudget };
     this.meters.set(conversationId, meter);
     try {

@@ -1,6 +1,7 @@
 import type { GatedCall, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
 import { originOf } from '@/core/net/origin';
 import { readsPrivateData } from './policy';
+import { toolSiteKey } from './remembered';
 import type { GateNote, RunSeed } from './types';
 
 /** For the outbound rule: a call whose code decides where its data goes. */
@@ -12,6 +13,8 @@ export const ANYWHERE = '*';
  */
 export interface ConversationState {
   trusted: boolean;
+  /** Set for an unattended conversation: what was granted ahead, by `toolSiteKey` (see `RunSeed`). */
+  grantedAhead?: Set<string>;
   /**
    * The private reads so far: their origins (`https://mail.example`), or `plugin:<id>` for reads
    * that have no site (a plugin's files, the list of tabs).
@@ -56,6 +59,7 @@ export class DataFlow {
   seed(conversationId: string, seed: RunSeed): void {
     const state = this.state(conversationId);
     state.trusted = seed.trusted;
+    state.grantedAhead = seed.grantedAhead && new Set(seed.grantedAhead.map((g) => toolSiteKey(g.tool, g.site)));
     for (const call of seed.calls) {
       if (!call.spec) {
         // A tool that is gone now: a page's or a server's answer was private.

@@ -120,9 +120,11 @@ export class ApprovalGate implements ToolGate {
     const pin = call.spec.source === 'builtin' ? undefined : await definitionPin(call.spec);
     // A remembered Always allow of an outside tool holds only for the words the user saw then.
     let changed: PendingApproval['changed'];
+    // An unattended run: a remembered Deny still denies; only what was granted ahead allows.
+    const ahead = state?.grantedAhead;
     const saved = this.remembered.get(call.name, site);
-    let remembered = saved?.decision;
-    if (remembered === 'allow' && pin && saved && saved.pin !== pin) {
+    let remembered = ahead ? (saved?.decision === 'deny' ? 'deny' : ahead.has(key(call.name, site)) ? 'allow' : undefined) : saved?.decision;
+    if (!ahead && remembered === 'allow' && pin && saved && saved.pin !== pin) {
       if (saved.pin) {
         changed = { before: saved.description ?? '', after: pinnedDescription(call.spec) };
         remembered = undefined;
@@ -153,7 +155,7 @@ export class ApprovalGate implements ToolGate {
       onActiveTab,
       remembered,
       allowedInConversation,
-      trusted: Boolean(state?.trusted),
+      trusted: Boolean(state?.trusted) && !ahead,
       outbound: sensitive.length > 0,
       local,
       sensitive: sensitiveCall,
@@ -227,8 +229,9 @@ export class ApprovalGate implements ToolGate {
       if (local && !pass.localReads.includes(origin)) pass.localReads.push(origin);
       return { ok: true };
     };
-    if (state?.trusted) return readLocal();
-    const remembered = this.remembered.get(call.name, origin)?.decision;
+    if (state?.trusted && !state.grantedAhead) return readLocal();
+    const saved = this.remembered.get(call.name, origin)?.decision;
+    const remembered = state?.grantedAhead && saved === 'allow' ? (state.grantedAhead.has(key(call.name, origin)) ? 'allow' : undefined) : saved;
     if (remembered === 'deny') return declinedReach(call.name, origin, REMEMBERED_DENY);
     const sensitive = state ? sensitiveFor(state, origin) : [];
     const localExempt =

@@ -113,6 +113,11 @@ export interface GateNote {
 /** What the conversation's history says, to seed its state when a run starts. */
 export interface RunSeed {
   trusted: boolean;
+  /**
+   * An unattended run (a scheduled one): only these tools on these sites pass without a card
+   * ('' for a tool without a site); remembered allows and the switch do not count.
+   */
+  grantedAhead?: Array<{ tool: string; site: string }>;
   /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
   calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
 }

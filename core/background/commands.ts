@@ -41,3 +41,21 @@ export function handleCommand(command: string, tab?: { windowId?: number }): Pro
   const asking = activeConversationId.setValue(null).then(() => sidebarRequest.setValue({ conversationId: null, at: Date.now() }));
   return Promise.all([opening, asking]).then(() => undefined);
 }
+
+/**
+ * Shows a conversation in the sidebar (a notification's click): asks the sidebar for it, and
+ * opens the sidebar where the browser lets it open now; where it does not (no user gesture), the
+ * sidebar's page opens in a tab instead, on that conversation.
+ */
+export function showConversation(conversationId: string, windowId?: number): Promise<void> {
+  const opening = openSidebarNow(windowId).then(
+    () => true,
+    () => false,
+  );
+  const asking = activeConversationId.setValue(conversationId).then(() => sidebarRequest.setValue({ conversationId, at: Date.now() }));
+  return Promise.all([opening, asking]).then(async ([opened]) => {
+    if (!opened || (windowId === undefined && !(browser as unknown as { sidebarAction?: unknown }).sidebarAction)) {
+      await browser.tabs.create({ url: browser.runtime.getURL('/sidepanel.html') });
+    }
+  });
+}

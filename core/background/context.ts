@@ -1,10 +1,10 @@
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
-import { AgentRunner } from '@/core/agent/runner';
+import { AgentRunner, type RunDriver } from '@/core/agent/runner';
 import type { ModelClient } from '@/core/agent/provider';
 import { StepTimer } from '@/core/agent/step-timing';
 import { userTab } from '@/core/agent/user-tab';
-import { ApprovalGate, type TabView } from '@/core/approvals/gate';
+import { ApprovalGate, type PendingApproval, type TabView } from '@/core/approvals/gate';
 import { localeOf } from '@/core/i18n/locales';
 import { onMessage, type ProtocolMap } from '@/core/messaging/protocol';
 import { ConfiguredOrigins } from '@/core/net/configured-origins';
@@ -95,6 +95,10 @@ export interface BackgroundContext {
   readonly allDataDeleted: Moment<[]>;
   /** A settings file was imported: re-read what is kept in memory. */
   readonly settingsImported: Moment<[]>;
+  /** An approval card was put up (the gate asks the user). */
+  readonly asked: Moment<[approval: PendingApproval]>;
+  /** Who may claim a user's message and drive its run (`RunDriver`), in the order added; the first claim wins. */
+  readonly claims: Array<(conversationId: string, text: string) => Promise<RunDriver | undefined> | RunDriver | undefined>;
   /** Stops the conversation's run and tells the gate and every listener it is going away. */
   forgetConversation(conversationId: string): Promise<void>;
   /** Resolves once start-up is done (rejects if a core start-up task failed). */
@@ -134,6 +138,8 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
   const runEnded = new Moment<[string]>('a listener failed at the end of a run');
+  const asked = new Moment<[PendingApproval]>('a listener failed on an approval card');
+  const claims: BackgroundContext['claims'] = [];
   // The approval gate: every agent loop (main agent, sub-agents) is handed it.
   const gate = new ApprovalGate({
     permissions: permissionStore(db),
@@ -141,6 +147,9 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     tab: tabView,
     configured: (url) => configuredOrigins.has(url),
     pluginName: (id) => registry.getPlugin(id)?.name,
+  });
+  gate.onChange((change) => {
+    if (change.type === 'asked') void asked.run(change.approval);
   });
   const runner = new AgentRunner({
     store,
@@ -165,6 +174,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     beforeRun: (conversation, history) =>
       gate.beginRun(conversation.id, {
         trusted: Boolean(conversation.actWithoutAsking),
+        ...(conversation.grantedAhead ? { grantedAhead: conversation.grantedAhead } : {}),
         // Every call that ran, failed ones too (an error can carry what was read); a declined one never ran.
         calls: history.flatMap((m) =>
           m.role === 'tool' && m.result && (m.result.ok || m.result.code !== 'denied')
@@ -173,6 +183,13 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
         ),
       }),
     afterRun: (conversationId) => void runEnded.run(conversationId),
+    claim: async (conversationId, text) => {
+      for (const claim of claims) {
+        const driver = await claim(conversationId, text);
+        if (driver) return driver;
+      }
+      return undefined;
+    },
   });
 
   const handled = new Set<string>();
@@ -216,6 +233,8 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     conversationDeleted,
     allDataDeleted: new Moment('a plugin failed to delete its data'),
     settingsImported: new Moment('a plugin failed to read the imported settings'),
+    asked,
+    claims,
     async forgetConversation(id) {
       runner.stop(id);
       await runner.settled(id);

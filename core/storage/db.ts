@@ -34,6 +34,12 @@ export interface Conversation {
   budget?: { used: number; limit: number };
   /** Set when the loop guard stopped the last run: what it repeated (`core/agent/loop-guard.ts`). */
   loop?: Said;
+  /**
+   * An unattended conversation (a scheduled run): the approval gate lets through only what was
+   * granted ahead, each tool on a site ('' for none), and asks for anything else; the user's
+   * remembered Always allow and the "act without asking" switch do not count here.
+   */
+  grantedAhead?: Array<{ tool: string; site: string }>;
 }
 
 export interface ToolCall {
@@ -84,6 +90,11 @@ export interface AssistantMessage extends MessageBase {
   notice?: 'prompted-tools' | 'context';
   /** A notice's words for the pages to translate (`text` holds them in English). */
   said?: Said;
+  /**
+   * Who gave this answer when it was not the model (a plugin's `RunDriver`: a skill's replayed
+   * step), in words: the sidebar marks the answer with them. Sent to the model like any answer.
+   */
+  by?: Said;
 }
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'interrupted';
@@ -120,6 +131,19 @@ export interface PluginDatum {
   value: unknown;
 }
 
+/**
+ * One record of a plugin's collection (`PluginStorage.collection`): `version` is the record's
+ * format as the plugin wrote it, so a plugin can migrate old records when it reads them.
+ */
+export interface PluginRecord {
+  pluginId: string;
+  collection: string;
+  id: string;
+  version: number;
+  value: unknown;
+  updatedAt: number;
+}
+
 /** A remembered approval: this tool on this site ('' for a tool without a site). */
 export interface PermissionRecord {
   tool: string;
@@ -135,6 +159,7 @@ export type SidequestDb = Dexie & {
   pluginData: EntityTable<PluginDatum, 'key'>;
   permissions: Table<PermissionRecord, [string, string]>;
   traces: EntityTable<StepTrace, 'messageId'>;
+  pluginRecords: Table<PluginRecord, [string, string, string]>;
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { SidequestDb } from './db';
+import { pluginCollection, type PluginCollection, type PluginCollectionOptions } from './plugin-records';
 import { defineSetting, type SettingSchema } from './setting';
 
 /** One value a plugin keeps. */
@@ -25,6 +26,8 @@ export interface PluginStorage {
   item<T>(name: string, options: PluginItemOptions<T>): PluginItem<T>;
   /** A secret (an API key): kept apart, never sent to a page. `legacyKey`: its key before. */
   secret(name: string, options?: { legacyKey?: string }): PluginItem<string | undefined>;
+  /** A list of records that grows with use (`plugin-records.ts`): not in the settings file; Delete all empties it. */
+  collection<T>(name: string, options: PluginCollectionOptions<T>): PluginCollection<T>;
 }
 
 /**
@@ -44,6 +47,9 @@ export function pluginStorage(db: SidequestDb, pluginId: string): PluginStorage 
     },
     secret(name, options = {}) {
       return defineSetting(`${pluginId}.${name}`, { area: 'db', secret: true, legacy: options.legacyKey === undefined ? undefined : { secret: options.legacyKey } }).in(db);
+    },
+    collection(name, options) {
+      return pluginCollection(db, pluginId, name, options);
     },
   };
 }

@@ -24,6 +24,15 @@ export interface ToolCardContribution {
   reduceActivity?: (record: unknown, event: unknown) => unknown;
 }
 
+/** One suggestion of the message box (a skill after `/`): picking it puts `value` in the box. */
+export interface ComposerSuggestion {
+  value: string;
+  /** What the list shows (e.g. `/weekly-report`). */
+  label: string;
+  /** A second line, shown smaller (the skill's description). */
+  detail?: string;
+}
+
 /**
  * What a plugin adds to the extension's pages, declared in `plugins/<id>/ui.ts` and listed in
  * `plugins/ui.ts`. The entrypoints hand the list to the pages (`providePluginUi`); the core's
@@ -39,6 +48,18 @@ export interface PluginUi {
   toolCards?: Record<string, ToolCardContribution>;
   /** Shown in the toolbar popup, under its buttons. */
   popup?: Array<{ id: string; component: Component }>;
+  /**
+   * Shown under an answer that ends a finished run, beside its Usage · Trace row. Gets the props
+   * `message` (AssistantMessage) and `conversationId` (string).
+   */
+  messageActions?: Array<{ id: string; component: Component }>;
+  /** Items of the open conversation's menu in the sidebar's header. */
+  conversationMenu?: Array<{ id: string; label: () => string; run(conversationId: string): void }>;
+  /**
+   * The message box's suggestions for what is typed so far (shown while the box has focus; the
+   * arrow keys move, Enter or Tab picks, Escape closes). Return [] for none.
+   */
+  composer?: { suggest(text: string): ComposerSuggestion[] | Promise<ComposerSuggestion[]> };
 }
 
 let installed: readonly PluginUi[] = [];

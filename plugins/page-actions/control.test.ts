@@ -51,6 +51,14 @@ function harness() {
           for (const l of runEnd) l(id);
           return true;
         },
+        claim: () => undefined,
+        create: async () => {
+          throw new Error('No conversations in this test.');
+        },
+        send: async () => undefined,
+        messages: async () => [],
+        get: async () => undefined,
+        settled: async () => undefined,
       },
     },
     callPage as never,

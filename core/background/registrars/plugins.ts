@@ -3,6 +3,7 @@ import type { PluginInfo } from '@/core/messaging/protocol';
 import { runOffscreenJob } from '@/core/offscreen/host';
 import type { PluginContext } from '@/core/plugin';
 import { pluginStorage } from '@/core/storage/plugin-data';
+import { showConversation } from '../commands';
 import type { BackgroundContext } from '../context';
 import { disposeAll } from './registrar';
 
@@ -35,7 +36,28 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
         tabsInPlay: async (conversationId, boundTab) => tabsInPlay(registry, conversationId ? await ctx.store.messages(conversationId) : [], boundTab),
         onRunEnd: (listener) => void disposers.push(ctx.runEnded.add(listener)),
         stop: (conversationId) => runner.stop(conversationId),
+        claim: (handler) => {
+          ctx.claims.push(handler);
+          disposers.push(() => void ctx.claims.splice(ctx.claims.indexOf(handler) >>> 0, 1));
+        },
+        create: async ({ title, grantedAhead }) => {
+          let conversation = await ctx.store.create(title);
+          if (grantedAhead) conversation = await ctx.store.update(conversation.id, { grantedAhead });
+          await ctx.providers.adoptNew(conversation.id);
+          hub.broadcast({ type: 'conversation', conversation });
+          return conversation;
+        },
+        send: async (conversationId, text) => {
+          await runner.send(conversationId, text);
+        },
+        messages: (conversationId) => ctx.store.messages(conversationId),
+        get: (conversationId) => ctx.store.get(conversationId),
+        settled: (conversationId) => runner.settled(conversationId),
       },
+      approvals: {
+        onAsk: (listener) => void disposers.push(ctx.asked.add(listener)),
+      },
+      showConversation: (conversationId) => showConversation(conversationId),
       onDeleteAll: (listener) => void disposers.push(ctx.allDataDeleted.add(listener)),
       onSettingsImported: (listener) => void disposers.push(ctx.settingsImported.add(listener)),
     };

@@ -68,7 +68,22 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
           throw new Error('No offscreen document in this test.');
         }) as PluginContext['offscreen']),
       onStartup: () => undefined,
-      conversations: { onDeleted: () => undefined, tabsInPlay: async () => new Set<number>(), onRunEnd: () => undefined, stop: () => false },
+      conversations: {
+        onDeleted: () => undefined,
+        tabsInPlay: async () => new Set<number>(),
+        onRunEnd: () => undefined,
+        stop: () => false,
+        claim: () => undefined,
+        create: async () => {
+          throw new Error('No conversations in this test.');
+        },
+        send: async () => undefined,
+        messages: async () => [],
+        get: async () => undefined,
+        settled: async () => undefined,
+      },
+      approvals: { onAsk: () => undefined },
+      showConversation: async () => undefined,
       setBadgeCount: () => undefined,
     };
     const setup = plugin.setup?.(ctx);
