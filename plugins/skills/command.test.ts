@@ -73,7 +73,7 @@ describe('parseArgs', () => {
     const long = 'x'.repeat(5000);
     const r = parseArgs('r', `${long} more`, p('a', 'b'));
     expect(r.ok).toBe(false);
-    expect(english((r as { error: never }).error).length).toBeLessThan(300);
+    expect(english((r as Extract<ParsedArgs, { ok: false }>).error).length).toBeLessThan(300);
     expect(parseArgs('r', 'a="tab\there\u0000"', p('a'))).toEqual({ ok: true, args: { a: 'tab\there\u0000' } });
     expect(parseArgs('r', 'a="multi\nline"', p('a', 'b'))).toEqual({ ok: true, args: { a: 'multi\nline' } });
   });
