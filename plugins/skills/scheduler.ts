@@ -105,7 +105,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
   async function sync(): Promise<void> {
     const all = await skills.list();
     const ids = new Set(all.filter((s) => s.schedule?.next !== undefined).map((s) => s.id));
-    for (const alarm of await browser.alarms.getAll()) {
+    for (const alarm of [...(await browser.alarms.getAll())]) {
       if (alarm.name.startsWith(ALARM_PREFIX) && !ids.has(alarm.name.slice(ALARM_PREFIX.length))) await browser.alarms.clear(alarm.name);
     }
     for (const skill of all) if (ids.has(skill.id)) await arm(skill);
@@ -216,7 +216,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
   });
   ctx.approvals.onAsk((approval) => asked(approval));
   ctx.onDeleteAll(async () => {
-    for (const alarm of await browser.alarms.getAll()) if (alarm.name.startsWith(ALARM_PREFIX)) await browser.alarms.clear(alarm.name);
+    for (const alarm of [...(await browser.alarms.getAll())]) if (alarm.name.startsWith(ALARM_PREFIX)) await browser.alarms.clear(alarm.name);
     for (const id of Object.keys(await browser.notifications.getAll())) if (id.startsWith(NOTIFICATION_PREFIX)) await browser.notifications.clear(id);
     ctx.setBadgeCount(0);
   });
