@@ -129,6 +129,9 @@ function harness(initial: Skill[], db = openDb(`test-scheduler-${Math.random()}`
   };
 }
 
+/** Whether the fake event has a listener (the fake has `hasListeners`; its types do not say so). */
+const listening = (event: object) => (event as { hasListeners(): boolean }).hasListeners();
+
 const alarmTimes = async () => Object.fromEntries((await fakeBrowser.alarms.getAll()).map((a) => [a.name, a.scheduledTime]));
 
 beforeEach(() => {
@@ -143,8 +146,8 @@ afterEach(() => {
 describe('the scheduler', () => {
   it('listens to alarms and notification clicks at once, before any await (a woken worker)', () => {
     harness([]);
-    expect(fakeBrowser.alarms.onAlarm.hasListeners()).toBe(true);
-    expect(fakeBrowser.notifications.onClicked.hasListeners()).toBe(true);
+    expect(listening(fakeBrowser.alarms.onAlarm)).toBe(true);
+    expect(listening(fakeBrowser.notifications.onClicked)).toBe(true);
   });
 
   it('arms one alarm per scheduled skill at start-up, and clears one whose skill is gone', async () => {
@@ -226,7 +229,7 @@ describe('the scheduler', () => {
     await first.startUp();
     expect(first.sent).toHaveLength(1);
     first.scheduler.dispose();
-    expect(fakeBrowser.alarms.onAlarm.hasListeners()).toBe(false);
+    expect(listening(fakeBrowser.alarms.onAlarm)).toBe(false);
     const second = harness([...first.saved.values()], first.db);
     await second.startUp();
     expect(second.sent).toEqual([]); // ran already: not due again
