@@ -1,5 +1,6 @@
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
+import { definitionPin } from '@/core/approvals/card';
 import { translate, type SaidParams } from '@/core/i18n/catalog';
 import { localeOf, type Locale } from '@/core/i18n/locales';
 import type { PluginContext } from '@/core/plugin';
@@ -248,6 +249,9 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
         const uses = await skillUses(skill, ctx.registry);
         for (const grant of clean.grants) {
           if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
+          // An outside tool (a server's) is granted as it reads now: changed words ask again.
+          const spec = ctx.registry.describe(grant.tool);
+          if (spec && spec.source !== 'builtin') grant.pin = await definitionPin(spec);
         }
         const next = nextRun(clean.when, clean.timeZone, at, at);
         if (next === undefined) throw sayError('past');
