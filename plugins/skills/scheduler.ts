@@ -6,6 +6,7 @@ import { localeOf, type Locale } from '@/core/i18n/locales';
 import type { PluginContext } from '@/core/plugin';
 import { uiLanguage } from '@/core/storage/settings';
 import type { PendingApproval } from '@/core/approvals/types';
+import { formatCommand } from './command';
 import { dueAtStart, nextRun, sayError, validateSchedule } from './schedule';
 import type { SkillStore } from './store-types';
 import type { Skill } from './types';
@@ -142,7 +143,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     list.push({ conversationId: conversation.id, skillId: skill.id, skill: skill.name, finished: false, seen: false });
     await saveRuns(list);
     try {
-      await ctx.conversations.send(conversation.id, commandLine(skill.name, schedule.args));
+      await ctx.conversations.send(conversation.id, formatCommand(skill.name, schedule.args));
     } catch (error) {
       console.error(`[sidequest] skills: the scheduled run of /${skill.name} could not start:`, error);
       await finished(conversation.id);
@@ -248,7 +249,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
         // Only the tools and sites the skill uses can be granted (what the form listed).
         const uses = await skillUses(skill, ctx.registry);
         for (const grant of clean.grants) {
-          if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
+          if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site && !u.note)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
           // An outside tool (a server's) is granted as it reads now: changed words ask again.
           const spec = ctx.registry.describe(grant.tool);
           if (spec && spec.source !== 'builtin') grant.pin = await definitionPin(spec);
@@ -273,10 +274,4 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     },
     sync: () => serial(sync),
   };
-}
-
-/** `/name k=v k2="a b"`: what a scheduled run sends (values with spaces or quotes are quoted). */
-export function commandLine(name: string, args: Record<string, string>): string {
-  const parts = Object.entries(args).map(([k, v]) => (/^[^\s"'\\]+$/.test(v) ? `${k}=${v}` : `${k}="${v.replace(/["\\]/g, '\\$&')}"`));
-  return [`/${name}`, ...parts].join(' ');
 }
