@@ -250,10 +250,17 @@ describe('the scheduler', () => {
     expect(h.badge.at(-1)).toBe(1);
     await h.call('skills/seen', { conversationId: 'conv1' });
     expect(h.badge.at(-1)).toBe(0);
-    // Deleting the conversation forgets it.
+    // A follow-up the user ran there later does not count it again.
     await h.runEnded('conv1');
+    expect(h.badge.at(-1)).toBe(0);
+    // Deleting an unseen run's conversation forgets it.
+    await h.startUp(); // (nothing due: the next run is tomorrow)
+    vi.setSystemTime(NOW + 24 * HOUR);
+    await fakeBrowser.alarms.onAlarm.trigger({ name: 'skills:s1', scheduledTime: NOW + 24 * HOUR });
+    await vi.waitFor(() => expect(h.sent).toHaveLength(2));
+    await h.runEnded('conv2');
     expect(h.badge.at(-1)).toBe(1);
-    await h.deleted('conv1');
+    await h.deleted('conv2');
     expect(h.badge.at(-1)).toBe(0);
   });
 

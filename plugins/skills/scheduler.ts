@@ -163,10 +163,12 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     const list = await runs.getValue();
     const run = list.find((r) => r.conversationId === conversationId);
     if (!run) return;
+    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
+    // The scheduled run's own end counts; the user's later messages there do not.
+    if (run.finished) return;
     run.finished = true;
     run.seen = false;
     await saveRuns(list);
-    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
   }
 
   async function asked(approval: PendingApproval): Promise<void> {
