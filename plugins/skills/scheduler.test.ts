@@ -219,6 +219,9 @@ describe('the scheduler', () => {
     const shown = await fakeBrowser.notifications.getAll();
     expect(Object.keys(shown)).toEqual([`${NOTIFICATION_PREFIX}conv1`]);
     expect(shown[`${NOTIFICATION_PREFIX}conv1`]).toMatchObject({ type: 'basic', title: 'orders waits for your yes', message: 'orders waits for your yes: click on https://shop.example' });
+    // Kept in the plugin's storage too (headless Firefox closes notifications at once: e2e tests read this).
+    const rows = await h.db.pluginData.toArray();
+    expect(rows.find((r) => r.key === 'skills/scheduledRuns')?.value).toMatchObject([{ conversationId: 'conv1', notified: NOW }]);
     await fakeBrowser.notifications.onClicked.trigger(`${NOTIFICATION_PREFIX}conv1`);
     await vi.waitFor(() => expect(h.shown).toEqual(['conv1']));
     // Another plugin's notification is not ours to open.
@@ -258,8 +261,11 @@ describe('the scheduler', () => {
     vi.setSystemTime(NOW + 24 * HOUR);
     await fakeBrowser.alarms.onAlarm.trigger({ name: 'skills:s1', scheduledTime: NOW + 24 * HOUR });
     await vi.waitFor(() => expect(h.sent).toHaveLength(2));
-    await h.runEnded('conv2');
+    // An ask and the run's end at once: neither write is lost.
+    await Promise.all([h.ask({ conversationId: 'conv2' }), h.runEnded('conv2')]);
     expect(h.badge.at(-1)).toBe(1);
+    const rows = await h.db.pluginData.toArray();
+    expect(rows.find((r) => r.key === 'skills/scheduledRuns')?.value).toMatchObject([{ conversationId: 'conv1', seen: true }, { conversationId: 'conv2', finished: true, seen: false }]);
     await h.deleted('conv2');
     expect(h.badge.at(-1)).toBe(0);
   });

@@ -29,10 +29,15 @@ export interface ScheduledRun {
   finished: boolean;
   /** Opened in the sidebar since its run ended (`skills/seen`). */
   seen: boolean;
+  /**
+   * When a notification last said it waits for a yes (ms). Kept because a notification may be gone
+   * at once (headless Firefox closes every one): an end-to-end test reads it here.
+   */
+  notified?: number;
 }
 
 const runsSchema = z.array(
-  z.object({ conversationId: z.string(), skillId: z.string(), skill: z.string(), finished: z.boolean(), seen: z.boolean() }),
+  z.object({ conversationId: z.string(), skillId: z.string(), skill: z.string(), finished: z.boolean(), seen: z.boolean(), notified: z.number().optional() }),
 );
 
 /** At most this many runs are remembered: the oldest seen ones go first. */
@@ -139,9 +144,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     const locale = await language();
     const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: schedule.timeZone }).format(at);
     const conversation = await ctx.conversations.create({ title: `${skill.name} — ${date}`, grantedAhead: schedule.grants });
-    const list = await runs.getValue();
-    list.push({ conversationId: conversation.id, skillId: skill.id, skill: skill.name, finished: false, seen: false });
-    await saveRuns(list);
+    await editRuns((list) => void list.push({ conversationId: conversation.id, skillId: skill.id, skill: skill.name, finished: false, seen: false }));
     try {
       await ctx.conversations.send(conversation.id, formatCommand(skill.name, schedule.args));
     } catch (error) {
@@ -150,31 +153,43 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     }
   }
 
-  async function saveRuns(list: ScheduledRun[]): Promise<void> {
-    while (list.length > MAX_RUNS) {
-      const old = list.findIndex((r) => r.seen || r.finished);
-      list.splice(old >= 0 ? old : 0, 1);
-    }
-    await runs.setValue(list);
-    ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
+  let runsLock: Promise<unknown> = Promise.resolve();
+  /**
+   * Reads the runs, lets `change` edit the list, and writes it back (with the badge) unless it
+   * returned false: one change at a time (an ask and a run's end may come together).
+   */
+  function editRuns(change: (list: ScheduledRun[]) => boolean | void): Promise<void> {
+    const done = runsLock.then(async () => {
+      const list = await runs.getValue();
+      if (change(list) === false) return;
+      while (list.length > MAX_RUNS) {
+        const old = list.findIndex((r) => r.seen || r.finished);
+        list.splice(old >= 0 ? old : 0, 1);
+      }
+      await runs.setValue(list);
+      ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
+    });
+    runsLock = done.catch(() => undefined);
+    return done;
   }
 
   async function finished(conversationId: string): Promise<void> {
-    const list = await runs.getValue();
-    const run = list.find((r) => r.conversationId === conversationId);
-    if (!run) return;
-    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
-    // The scheduled run's own end counts; the user's later messages there do not.
-    if (run.finished) return;
-    run.finished = true;
-    run.seen = false;
-    await saveRuns(list);
+    let ours = false;
+    await editRuns((list) => {
+      const run = list.find((r) => r.conversationId === conversationId);
+      ours = Boolean(run);
+      // The scheduled run's own end counts; the user's later messages there do not.
+      if (!run || run.finished) return false;
+      run.finished = true;
+      run.seen = false;
+    });
+    if (ours) await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
   }
 
   async function asked(approval: PendingApproval): Promise<void> {
     if (!approval.conversationId) return;
     const run = (await runs.getValue()).find((r) => r.conversationId === approval.conversationId);
-    if (!run) return;
+    if (!run || run.finished) return;
     const message = approval.site
       ? await words('notify.message', { skill: run.skill, tool: approval.tool, site: approval.site })
       : await words('notify.messageNoSite', { skill: run.skill, tool: approval.tool });
@@ -185,6 +200,12 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
       message,
       // Chrome: stays until clicked or the run ends (Firefox ignores it).
       ...(import.meta.env.FIREFOX ? {} : { requireInteraction: true }),
+    });
+    const at = now();
+    await editRuns((list) => {
+      const found = list.find((r) => r.conversationId === run.conversationId);
+      if (!found) return false;
+      found.notified = at;
     });
   }
 
@@ -202,8 +223,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
         }
       }
       await serial(sync);
-      const list = await runs.getValue();
-      ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
+      await editRuns(() => undefined);
     } catch (error) {
       console.error('[sidequest] skills: the schedules could not be checked at start-up:', error);
     } finally {
@@ -213,9 +233,11 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
 
   ctx.conversations.onRunEnd((conversationId) => finished(conversationId));
   ctx.conversations.onDeleted(async (conversationId) => {
-    const list = await runs.getValue();
-    if (!list.some((r) => r.conversationId === conversationId)) return;
-    await saveRuns(list.filter((r) => r.conversationId !== conversationId));
+    await editRuns((list) => {
+      const at = list.findIndex((r) => r.conversationId === conversationId);
+      if (at < 0) return false;
+      list.splice(at, 1);
+    });
     await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
   });
   ctx.approvals.onAsk((approval) => asked(approval));
@@ -225,13 +247,13 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     ctx.setBadgeCount(0);
   });
 
-  ctx.handle('skills/seen', async ({ conversationId }) => {
-    const list = await runs.getValue();
-    const run = list.find((r) => r.conversationId === conversationId);
-    if (!run || run.seen) return;
-    run.seen = true;
-    await saveRuns(list);
-  });
+  ctx.handle('skills/seen', ({ conversationId }) =>
+    editRuns((list) => {
+      const run = list.find((r) => r.conversationId === conversationId);
+      if (!run || run.seen) return false;
+      run.seen = true;
+    }),
+  );
 
   ctx.handle('skills/uses', async ({ id }) => {
     const skill = await skills.get(id);
