@@ -19,7 +19,7 @@ import {
   replaceValue,
   stepsReferenced,
 } from './placeholders';
-import { TAB_KEY, fromSource, idLike, resultShape, sitePrefix, tabSource } from './sources';
+import { TAB_KEY, findPath, fromSource, idLike, resultShape, sitePrefix, tabSource } from './sources';
 
 /**
  * A finished run turned into a skill draft (issue 21): the tool calls after the last user
@@ -173,7 +173,7 @@ function convert(value: unknown, key: string | undefined, step: number, ctx: Con
     if (known) return `{${known}}`;
     for (let earlier = step - 1; earlier >= 0; earlier--) {
       const locator = captureLocator(ctx.texts[earlier]!, value, earlier);
-      if (locator) return locator;
+      if (locator && (!locator.$element.line.startsWith('{}| ') || listedReference(ctx.outputs[earlier], value, key))) return locator;
     }
     if (idLike(value, key)) {
       const from = fromSource(value, ctx.outputs.slice(0, step));
@@ -193,6 +193,17 @@ function convert(value: unknown, key: string | undefined, step: number, ctx: Con
     return Object.fromEntries(Object.entries(value).map(([k, item]) => [k, convert(item, k, step, ctx, depth + 1)]));
   }
   return null;
+}
+
+/**
+ * Whether a JSON result's string is an element reference to find by its context: an id-like
+ * value in a list (items move); one at a fixed place is a `$from` instead.
+ */
+function listedReference(output: unknown, value: string, key: string | undefined): boolean {
+  const path = findPath(output, value, () => true);
+  if (!path || !path.some((part) => typeof part === 'number')) return false;
+  const leafKey = path[path.length - 1];
+  return idLike(value, typeof leafKey === 'string' ? leafKey : key) || /ref/i.test(String(leafKey ?? key ?? ''));
 }
 
 /** Every param's value inside longer strings made `{name}` (longest values first; ≥ 3 characters). */
