@@ -134,7 +134,7 @@ describe('SkillsSaveForm', () => {
     await button(wrapper, 'Make a parameter')[0]!.trigger('click');
     await flushPromises();
     const box = byLabel(wrapper, 'Parameter 2 name');
-    expect((box.element as HTMLInputElement).value).toBe('https_todo_example');
+    expect((box.element as HTMLInputElement).value).toBe('url');
     expect(document.activeElement).toBe(box.element);
     expect(button(wrapper, 'Make a parameter')).toHaveLength(0);
     await box.setValue('site');

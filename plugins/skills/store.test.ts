@@ -53,14 +53,14 @@ beforeEach(() => {
 enableAutoUnmount(afterEach);
 
 describe('useSkillsStore', () => {
-  test('"/" suggests the skills whose names start with what follows, with the parameters to fill in', async () => {
+  test('"/" suggests the skills whose names start with what follows; the detail names the parameters and their defaults', async () => {
     const store = useSkillsStore();
     store.start();
     await flushPromises();
     expect(store.suggest('/').map((s) => s.label)).toEqual(['/orders', '/weather', '/weekly-report']);
     expect(store.suggest('/we')).toEqual([
       { value: '/weather ', label: '/weather', detail: 'About weather' },
-      { value: '/weekly-report date=', label: '/weekly-report', detail: 'About weekly-report · date=2026-12-07' },
+      { value: '/weekly-report ', label: '/weekly-report', detail: 'About weekly-report · date=2026-12-07' },
     ]);
     expect(store.suggest('/WE').map((s) => s.label)).toEqual(['/weather', '/weekly-report']);
     expect(store.suggest('/weather ')).toEqual([]);
@@ -109,6 +109,14 @@ describe('useSkillsStore', () => {
     replies['skills/draft'] = () => todoDraft({ name: 'add-todo-2' });
     await store.openDraft('c1', { skillId: 'id-weather', name: 'weather', handedOver: true });
     expect(store.form).toMatchObject({ mode: 'update', draft: { replaces: 'id-weather', name: 'weather' } });
+    // The background's draft of a skill's run names the skill it replaces (from the menu too).
+    replies['skills/draft'] = () => todoDraft({ name: 'orders', replaces: 'id-orders' });
+    await store.openDraft('c1');
+    expect(store.form).toMatchObject({ mode: 'update', draft: { replaces: 'id-orders', name: 'orders' } });
+    replies['skills/draft'] = () => todoDraft();
+    await store.openDraft('c1');
+    expect(store.form).toMatchObject({ mode: 'save', draft: { name: 'add-todo' } });
+    expect(store.form!.draft.replaces).toBeUndefined();
 
     replies['skills/draft'] = () => {
       throw new Error('The run called no tools.');
@@ -144,8 +152,32 @@ describe('SkillsMessageActions', () => {
     expect((await mountActions({ skillId: 's', name: 'x', handedOver: false }, [user('u1'), answer('a1', 2), answer('a2')])).find('button').exists()).toBe(false);
   });
 
+  test("nothing under an earlier run's answer: a draft is made from the conversation's last run", async () => {
+    replies['skills/runInfo'] = () => null;
+    chat.state.visibleMessages = [user('u1'), answer('a1', 2), answer('a2'), user('u2'), answer('a3', 1), answer('a4')];
+    const earlier = mount(SkillsMessageActions, { props: { message: chat.state.visibleMessages[2] as AssistantMessage, conversationId: 'c1' } });
+    await flushPromises();
+    expect(earlier.find('button').exists()).toBe(false);
+  });
+
   test('"Update skill" after a skill run the model finished', async () => {
     const wrapper = await mountActions({ skillId: 's', name: 'x', handedOver: true }, [user('u1'), answer('a1', 1), answer('a2')]);
     expect(wrapper.get('button').text()).toBe('Update skill');
+  });
+});
+
+describe('paramNameFor', async () => {
+  const { paramNameFor } = await import('./draft-form');
+  test('a name that says what the value is, unique', () => {
+    expect(paramNameFor('https://shop.example/orders?page=2', [])).toBe('url');
+    expect(paramNameFor('https://a.example/', ['url'])).toBe('url_2');
+    expect(paramNameFor('2026-12-07', [])).toBe('date');
+    expect(paramNameFor('09:30', [])).toBe('time');
+    expect(paramNameFor('me@example.com', [])).toBe('email');
+    expect(paramNameFor('42', [])).toBe('number');
+    expect(paramNameFor('Buy fresh organic milk today', [])).toBe('buy_fresh_organic');
+    expect(paramNameFor('123 Main Street', [])).toBe('main_street');
+    expect(paramNameFor('שלום', [])).toBe('value');
+    expect(paramNameFor('{{constructor}}', [])).toBe('constructor');
   });
 });
