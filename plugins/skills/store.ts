@@ -50,6 +50,8 @@ export const useSkillsStore = defineStore('skills', () => {
       watch(
         () => chat.activeId,
         (id) => {
+          // The panel's line was about the conversation left.
+          note.value = null;
           const waiting = id ? proposals.get(id) : undefined;
           if (id && waiting) {
             proposals.delete(id);

@@ -124,6 +124,14 @@ describe('ChatComposer suggestions', () => {
     expect(wrapper.emitted('send')).toBeUndefined();
   });
 
+  test('typing counts as having the focus (a window without the system focus sends no focus event: headless Firefox)', async () => {
+    providePluginUi([skillsSource()]);
+    const wrapper = mountComposer();
+    await wrapper.get('textarea').setValue('/or');
+    await flushPromises();
+    expect(options(wrapper).map((o) => o.get('.option-label').text())).toEqual(['/orders']);
+  });
+
   test('no suggestions: no listbox, arrows and Enter do what they did', async () => {
     providePluginUi([skillsSource()]);
     const wrapper = mountComposer();
