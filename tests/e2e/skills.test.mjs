@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
-import { answerCard, configureProvider, firstCard, lastAnswer, openSidebar, sendMessage, startSite, tabIdOf, unwrapUntrusted, waitForIdle } from './helpers.mjs';
+import { answerCard, configureProvider, firstCard, openSidebar, sendMessage, startSite, tabIdOf, unwrapUntrusted, waitForIdle } from './helpers.mjs';
 
 /**
  * The todo page: a "New item" box and an Add button (or, `changed`, no button: Enter adds).
