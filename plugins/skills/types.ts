@@ -25,13 +25,21 @@ export interface ElementLocatorTemplate {
   $element: {
     /** The step whose result printed the reference (0-based); at replay, that step's new result is searched. */
     step: number;
-    /** The printed line with the reference replaced by `\u0000` (e.g. `- button "Add" [ref=\u0000]`). */
+    /**
+     * The printed line with the reference replaced by `\u0000`, after the part of the result it
+     * came from (`locate.ts` `resultText`): `outline| - button "Add" [ref=\u0000]`.
+     */
     line: string;
     /** Up to 3 lines before and after it, nearest first: they break ties between equal lines. */
     before: string[];
     after: string[];
     /** Which of the equal lines it was (0-based), when the context does not tell them apart. */
     index: number;
+    /**
+     * When the result held other lines equal to `line`: the context line that told this one apart
+     * (`before[n]` or `after[n]`); at replay a line without it is not this element. Absent: none needed.
+     */
+    anchor?: ['before' | 'after', number];
   };
 }
 
@@ -58,11 +66,16 @@ export type ResultShape =
   | { [key: string]: ResultShape };
 
 export interface SkillStep {
-  /** The tool's name as the registry knows it (a page's tool: its stable name, `page<tab>_` prefix dropped, see template.ts). */
+  /** The tool's name as the registry knows it; a page's tool is `page*_<name>` (its tab: `tab`, see template.ts). */
   tool: string;
   input: Template;
   /** The shape of the result when the skill was made (top-level keys and types); absent: not checked. */
   shape?: ResultShape;
+  /**
+   * A page's tool (`tool` is `page*_<name>`, the tab id left out): the tab whose page tool to
+   * call, found again at replay (`fill.ts`); absent: the user's tab.
+   */
+  tab?: TabTemplate;
 }
 
 export interface SkillParam {
