@@ -1,3 +1,4 @@
+import type { Said } from '@/core/i18n/catalog';
 import type { Grant, Schedule, Skill, SkillFile, SkillParam, SkillStep } from './types';
 
 /** A step as the save form shows it: the kept step and its words ("click — button "Add""). */
@@ -43,6 +44,11 @@ export interface SkillUse extends Grant {
   steps: number;
   /** The tool's annotations say it changes something (the form marks those). */
   acts: boolean;
+  /**
+   * Why `site` is '' for a tool that works on a tab: the tab is only known when it runs (the user's
+   * tab then, or one an earlier step opens at an address made of parameters): it asks each time.
+   */
+  note?: Said;
 }
 
 declare module '@/core/messaging/protocol' {

@@ -1,0 +1,278 @@
+import { browser } from 'wxt/browser';
+import { z } from 'zod';
+import { translate, type SaidParams } from '@/core/i18n/catalog';
+import { localeOf, type Locale } from '@/core/i18n/locales';
+import type { PluginContext } from '@/core/plugin';
+import { uiLanguage } from '@/core/storage/settings';
+import type { PendingApproval } from '@/core/approvals/types';
+import { dueAtStart, nextRun, sayError, validateSchedule } from './schedule';
+import type { SkillStore } from './store-types';
+import type { Skill } from './types';
+import { skillUses } from './uses';
+import './protocol';
+
+/** Alarm names: `skills:<skill id>`, one per scheduled skill. */
+export const ALARM_PREFIX = 'skills:';
+/** Notification ids: `skills-ask:<conversation id>`, one per waiting scheduled run. */
+export const NOTIFICATION_PREFIX = 'skills-ask:';
+/** An alarm may fire a little early (Firefox rounds): a run this close to its time is due. */
+const EARLY_MS = 5_000;
+
+/** A scheduled run's conversation, remembered across worker restarts (the badge, the notifications). */
+export interface ScheduledRun {
+  conversationId: string;
+  skillId: string;
+  skill: string;
+  /** Its run has ended. */
+  finished: boolean;
+  /** Opened in the sidebar since its run ended (`skills/seen`). */
+  seen: boolean;
+}
+
+const runsSchema = z.array(
+  z.object({ conversationId: z.string(), skillId: z.string(), skill: z.string(), finished: z.boolean(), seen: z.boolean() }),
+);
+
+/** At most this many runs are remembered: the oldest seen ones go first. */
+const MAX_RUNS = 200;
+
+export interface Scheduler {
+  dispose(): void;
+  /** Re-arms every skill's alarm from the store (after a skill was deleted or imported: `service.ts`). */
+  sync(): Promise<void>;
+}
+
+/**
+ * Runs scheduled skills (`Skill.schedule`): one `browser.alarms` alarm per scheduled skill
+ * (`skills:<id>`, at its next run), made again at every start-up and after every change. A due
+ * skill runs in a new unattended conversation "<name> — <date time>" (`grantedAhead`: the gate lets
+ * through only the ticked tools on their sites), by sending `/name args` as the user would; a run
+ * missed while the browser was closed runs once at the next start. An approval asked in such a
+ * conversation shows a notification whose click opens the sidebar at the waiting card; the badge
+ * counts finished runs not opened since. Handles 'skills/uses', 'skills/schedule', 'skills/seen'.
+ */
+export function startScheduler(ctx: PluginContext, skills: SkillStore, options: { now?: () => number } = {}): Scheduler {
+  const now = options.now ?? (() => Date.now());
+  const runs = ctx.storage.item<ScheduledRun[]>('scheduledRuns', { fallback: [], schema: runsSchema, exported: false });
+  let disposed = false;
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  // One thing at a time: an alarm and the start-up check may find the same skill due.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const done = queue.then(task);
+    queue = done.catch(() => undefined);
+    return done;
+  };
+
+  // A woken MV3 worker gets the event that woke it at once: listen before any await.
+  const onAlarm = (alarm: { name: string }) => {
+    if (!alarm.name.startsWith(ALARM_PREFIX)) return;
+    const id = alarm.name.slice(ALARM_PREFIX.length);
+    void ready.then(() => serial(() => runIfDue(id, false))).catch((error) => console.error('[sidequest] skills: a scheduled run failed:', error));
+  };
+  const onClicked = (notificationId: string) => {
+    if (!notificationId.startsWith(NOTIFICATION_PREFIX)) return;
+    const conversationId = notificationId.slice(NOTIFICATION_PREFIX.length);
+    void browser.notifications.clear(notificationId).catch(() => undefined);
+    void ctx.showConversation(conversationId).catch((error) => console.error('[sidequest] skills: could not show the conversation:', error));
+  };
+  browser.alarms.onAlarm.addListener(onAlarm);
+  browser.notifications.onClicked.addListener(onClicked);
+
+  async function language(): Promise<Locale> {
+    let browserLanguage: string | undefined;
+    try {
+      browserLanguage = browser.i18n.getUILanguage();
+    } catch {
+      browserLanguage = undefined;
+    }
+    return localeOf(await uiLanguage.getValue().catch(() => 'auto'), browserLanguage);
+  }
+
+  async function words(key: 'notify.title' | 'notify.message' | 'notify.messageNoSite', params: SaidParams): Promise<string> {
+    return translate(await language(), `skills.schedule.${key}`, params);
+  }
+
+  async function arm(skill: Skill): Promise<void> {
+    const name = ALARM_PREFIX + skill.id;
+    const next = skill.schedule?.next;
+    if (next === undefined) await browser.alarms.clear(name);
+    else await browser.alarms.create(name, { when: next });
+  }
+
+  /** Every scheduled skill's alarm as its `next` says, and none for a skill that is gone. */
+  async function sync(): Promise<void> {
+    const all = await skills.list();
+    const ids = new Set(all.filter((s) => s.schedule?.next !== undefined).map((s) => s.id));
+    for (const alarm of [...(await browser.alarms.getAll())]) {
+      if (alarm.name.startsWith(ALARM_PREFIX) && !ids.has(alarm.name.slice(ALARM_PREFIX.length))) await browser.alarms.clear(alarm.name);
+    }
+    for (const skill of all) if (ids.has(skill.id)) await arm(skill);
+  }
+
+  /** Runs the skill if its time has come (`missed`: at start-up, its `next` passed while closed). */
+  async function runIfDue(id: string, missed: boolean): Promise<void> {
+    const skill = await skills.get(id);
+    const schedule = skill?.schedule;
+    if (!skill || !schedule) {
+      await browser.alarms.clear(ALARM_PREFIX + id);
+      return;
+    }
+    const at = now();
+    // A stale alarm (the schedule changed, or this run was done by the start-up check): re-arm.
+    if (schedule.next === undefined || schedule.next > at + EARLY_MS) return arm(skill);
+    const next = missed ? dueAtStart(schedule, at).next : nextRun(schedule.when, schedule.timeZone, Math.max(at, schedule.next), schedule.since);
+    // Written first: a worker that stops half-way never runs it twice.
+    const { next: _was, ...rest } = schedule;
+    const updated: Skill = { ...skill, schedule: { ...rest, lastRun: at, ...(next === undefined ? {} : { next }) } };
+    await skills.put(updated);
+    skills.changed();
+    await arm(updated);
+    await start(updated, at);
+  }
+
+  async function start(skill: Skill, at: number): Promise<void> {
+    const schedule = skill.schedule!;
+    const locale = await language();
+    const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: schedule.timeZone }).format(at);
+    const conversation = await ctx.conversations.create({ title: `${skill.name} — ${date}`, grantedAhead: schedule.grants });
+    const list = await runs.getValue();
+    list.push({ conversationId: conversation.id, skillId: skill.id, skill: skill.name, finished: false, seen: false });
+    await saveRuns(list);
+    try {
+      await ctx.conversations.send(conversation.id, commandLine(skill.name, schedule.args));
+    } catch (error) {
+      console.error(`[sidequest] skills: the scheduled run of /${skill.name} could not start:`, error);
+      await finished(conversation.id);
+    }
+  }
+
+  async function saveRuns(list: ScheduledRun[]): Promise<void> {
+    while (list.length > MAX_RUNS) {
+      const old = list.findIndex((r) => r.seen || r.finished);
+      list.splice(old >= 0 ? old : 0, 1);
+    }
+    await runs.setValue(list);
+    ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
+  }
+
+  async function finished(conversationId: string): Promise<void> {
+    const list = await runs.getValue();
+    const run = list.find((r) => r.conversationId === conversationId);
+    if (!run) return;
+    run.finished = true;
+    run.seen = false;
+    await saveRuns(list);
+    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
+  }
+
+  async function asked(approval: PendingApproval): Promise<void> {
+    if (!approval.conversationId) return;
+    const run = (await runs.getValue()).find((r) => r.conversationId === approval.conversationId);
+    if (!run) return;
+    const message = approval.site
+      ? await words('notify.message', { skill: run.skill, tool: approval.tool, site: approval.site })
+      : await words('notify.messageNoSite', { skill: run.skill, tool: approval.tool });
+    await browser.notifications.create(NOTIFICATION_PREFIX + run.conversationId, {
+      type: 'basic',
+      iconUrl: browser.runtime.getURL('/icon/128.png'),
+      title: await words('notify.title', { skill: run.skill }),
+      message,
+      // Chrome: stays until clicked or the run ends (Firefox ignores it).
+      ...(import.meta.env.FIREFOX ? {} : { requireInteraction: true }),
+    });
+  }
+
+  ctx.onStartup(async () => {
+    try {
+      const at = now();
+      for (const skill of await skills.list()) {
+        const schedule = skill.schedule;
+        if (!schedule) continue;
+        const { due, next } = dueAtStart(schedule, at);
+        if (due) await serial(() => runIfDue(skill.id, true));
+        else if (next !== schedule.next) {
+          const { next: _was, ...rest } = schedule;
+          await skills.put({ ...skill, schedule: { ...rest, ...(next === undefined ? {} : { next }) } });
+        }
+      }
+      await serial(sync);
+      const list = await runs.getValue();
+      ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
+    } catch (error) {
+      console.error('[sidequest] skills: the schedules could not be checked at start-up:', error);
+    } finally {
+      markReady();
+    }
+  });
+
+  ctx.conversations.onRunEnd((conversationId) => finished(conversationId));
+  ctx.conversations.onDeleted(async (conversationId) => {
+    const list = await runs.getValue();
+    if (!list.some((r) => r.conversationId === conversationId)) return;
+    await saveRuns(list.filter((r) => r.conversationId !== conversationId));
+    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
+  });
+  ctx.approvals.onAsk((approval) => asked(approval));
+  ctx.onDeleteAll(async () => {
+    for (const alarm of [...(await browser.alarms.getAll())]) if (alarm.name.startsWith(ALARM_PREFIX)) await browser.alarms.clear(alarm.name);
+    for (const id of Object.keys(await browser.notifications.getAll())) if (id.startsWith(NOTIFICATION_PREFIX)) await browser.notifications.clear(id);
+    ctx.setBadgeCount(0);
+  });
+
+  ctx.handle('skills/seen', async ({ conversationId }) => {
+    const list = await runs.getValue();
+    const run = list.find((r) => r.conversationId === conversationId);
+    if (!run || run.seen) return;
+    run.seen = true;
+    await saveRuns(list);
+  });
+
+  ctx.handle('skills/uses', async ({ id }) => {
+    const skill = await skills.get(id);
+    if (!skill) throw sayError('unknownSkill');
+    return skillUses(skill, ctx.registry);
+  });
+
+  ctx.handle('skills/schedule', ({ id, schedule }) =>
+    serial(async () => {
+      const skill = await skills.get(id);
+      if (!skill) throw sayError('unknownSkill');
+      const updated: Skill = { ...skill, updatedAt: now() };
+      if (schedule === null) delete updated.schedule;
+      else {
+        const at = now();
+        const clean = validateSchedule(schedule, skill.params.map((p) => p.name), at);
+        // Only the tools and sites the skill uses can be granted (what the form listed).
+        const uses = await skillUses(skill, ctx.registry);
+        for (const grant of clean.grants) {
+          if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
+        }
+        const next = nextRun(clean.when, clean.timeZone, at, at);
+        if (next === undefined) throw sayError('past');
+        updated.schedule = { ...clean, since: at, next };
+      }
+      await skills.put(updated);
+      skills.changed();
+      await arm(updated);
+      return updated;
+    }),
+  );
+
+  return {
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      browser.alarms.onAlarm.removeListener(onAlarm);
+      browser.notifications.onClicked.removeListener(onClicked);
+    },
+    sync: () => serial(sync),
+  };
+}
+
+/** `/name k=v k2="a b"`: what a scheduled run sends (values with spaces or quotes are quoted). */
+export function commandLine(name: string, args: Record<string, string>): string {
+  const parts = Object.entries(args).map(([k, v]) => (/^[^\s"'\\]+$/.test(v) ? `${k}=${v}` : `${k}="${v.replace(/["\\]/g, '\\$&')}"`));
+  return [`/${name}`, ...parts].join(' ');
+}
