@@ -59,7 +59,11 @@ export interface PluginUi {
    * The message box's suggestions for what is typed so far (shown while the box has focus; the
    * arrow keys move, Enter or Tab picks, Escape closes). Return [] for none.
    */
-  composer?: { suggest(text: string): ComposerSuggestion[] | Promise<ComposerSuggestion[]> };
+  composer?: {
+    /** The name of this plugin's group of suggestions (the listbox's name, e.g. "Skills"); the core's "Suggestions" when absent. */
+    label?: () => string;
+    suggest(text: string): ComposerSuggestion[] | Promise<ComposerSuggestion[]>;
+  };
 }
 
 let installed: readonly PluginUi[] = [];

@@ -163,7 +163,7 @@ for (const browserName of selectedBrowsers()) {
       const answer = await lastAnswer(sidebar);
 
       // The sidebar's own export of this conversation, as Markdown.
-      await sidebar.click('button', 'Export conversation');
+      await sidebar.click('button', 'Conversation menu');
       const md = await h.download(sidebar, () => sidebar.click('menuitem', 'Export as Markdown'));
       assert.match(md.name, /^sidequest-which-tabs-do-i-have-open-.*\.md$/);
       assert.match(md.text, /^# Which tabs do I have open\?/);

@@ -1,0 +1,66 @@
+import type { DraftLiteral, SkillDraft } from './protocol';
+import { removeStep } from './template';
+
+/**
+ * The save form's pure helpers around the engine's draft edits (`template.ts`): which steps are
+ * kept, the name a literal gets when it becomes a parameter, the checks before Save.
+ */
+
+export const SKILL_NAME = /^[a-z0-9][a-z0-9-]*$/;
+export const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * The draft without the steps the user unticked (by their index in `draft`), removed from the
+ * last so the indexes stay right. `removeStep` renumbers the references of later steps; it throws
+ * when a kept step needs a removed one's result (its message says which).
+ */
+export function withoutSteps(draft: SkillDraft, removed: ReadonlySet<number>): SkillDraft {
+  let out = draft;
+  for (const index of [...removed].sort((a, b) => b - a)) {
+    if (index >= 0 && index < draft.steps.length) out = removeStep(out, index);
+  }
+  return out;
+}
+
+/** The literals still in a kept step. */
+export function keptLiterals(draft: SkillDraft, removed: ReadonlySet<number>): DraftLiteral[] {
+  return draft.literals.filter((l) => !l.steps.length || l.steps.some((s) => !removed.has(s)));
+}
+
+/**
+ * A parameter name for a literal: its first words in lowercase (`[a-z][a-z0-9_]*`, at most 24
+ * characters), else `value`; `_2`, `_3`… when the name is taken.
+ */
+export function paramNameFor(value: string, taken: readonly string[]): string {
+  const words = value
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^[^a-z]+|_+$/g, '')
+    .slice(0, 24)
+    .replace(/_+$/, '');
+  const base = words || 'value';
+  let name = base;
+  for (let n = 2; taken.includes(name); n++) name = `${base}_${n}`;
+  return name;
+}
+
+/** What keeps the form from saving, for the user; '' when it may save. */
+export type FormProblem =
+  | { kind: 'name' }
+  | { kind: 'noSteps' }
+  | { kind: 'param'; name: string }
+  | { kind: 'paramTaken'; name: string }
+  | null;
+
+export function checkDraft(draft: SkillDraft, kept: number): FormProblem {
+  if (!SKILL_NAME.test(draft.name)) return { kind: 'name' };
+  if (kept === 0) return { kind: 'noSteps' };
+  const seen = new Set<string>();
+  for (const p of draft.params) {
+    if (!PARAM_NAME.test(p.name)) return { kind: 'param', name: p.name };
+    if (seen.has(p.name)) return { kind: 'paramTaken', name: p.name };
+    seen.add(p.name);
+  }
+  return null;
+}
