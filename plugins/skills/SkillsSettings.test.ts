@@ -2,7 +2,7 @@
 // Settings → Skills: the list (steps, schedule, last run), Run with its parameters (the sidebar is
 // asked to open inside the click, before anything is awaited), the Schedule dialog (nothing allowed
 // ahead unless ticked), Export, Delete with a confirmation, Import with clear errors.
-import { enableAutoUnmount, flushPromises, mount } from '@vue/test-utils';
+import { type DOMWrapper, enableAutoUnmount, flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { SkillUse } from './protocol';
@@ -91,7 +91,7 @@ const mountSection = async () => {
   return wrapper;
 };
 const item = (wrapper: Awaited<ReturnType<typeof mountSection>>, name: string) => wrapper.get(`[data-skill="${name}"]`);
-const button = (root: { findAll(s: string): Array<{ text(): string; trigger(e: string): Promise<void> }> }, name: string) => {
+const button = (root: { findAll(s: string): Array<DOMWrapper<Element>> }, name: string) => {
   const found = root.findAll('button').find((b) => b.text() === name);
   if (!found) throw new Error(`no button ${name}`);
   return found;

@@ -9,6 +9,7 @@ import { formatCommand, parseArgs, SKILL_NAME, SKILL_NAME_MAX, splitCommand } fr
 import type { SkillDraft, SkillRunInfo } from './protocol';
 import { ReplayClient, explainClient, fillInstruction } from './replay';
 import { parseSkillFile, skillSchema } from './schema';
+import { startScheduler } from './scheduler';
 import type { SkillStore } from './store-types';
 import { draftFromRun, lastRun } from './template';
 import type { Skill, SkillFile } from './types';
@@ -126,7 +127,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
       steps: run.steps,
       conversationId,
       userTabId,
-      knownParams: skill.params.map((p) => ({ name: p.name, value: Object.prototype.hasOwnProperty.call(args, p.name) ? args[p.name]! : p.example })),
+      knownParams: skill.params.map((p) => ({ name: p.name, example: Object.prototype.hasOwnProperty.call(args, p.name) ? args[p.name]! : p.example })),
       name: skill.name,
       description: skill.description,
       replaces: skill.id,
@@ -221,6 +222,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
   ctx.conversations.onDeleted((conversationId) => void runs.delete(conversationId));
   // The core empties the collection itself.
   ctx.onDeleteAll(() => runs.clear());
+  const scheduler = startScheduler(ctx, store);
 
   return {
     store,
@@ -243,6 +245,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
     },
     dispose() {
       runs.clear();
+      scheduler.dispose();
     },
   };
 }
