@@ -5,6 +5,7 @@
 import { type DOMWrapper, enableAutoUnmount, flushPromises, mount } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { said } from '@/core/i18n/catalog';
 import type { SkillUse } from './protocol';
 import type { Skill } from './types';
 
@@ -66,6 +67,7 @@ const DAILY: Skill = {
 const USES: SkillUse[] = [
   { tool: 'read_page', site: 'todo.example', steps: 1, acts: false },
   { tool: 'fill', site: 'todo.example', steps: 1, acts: true },
+  { tool: 'click', site: '', steps: 1, acts: true, note: said('skills.schedule.uses.userTab') },
 ];
 
 beforeEach(() => {
@@ -157,10 +159,17 @@ describe('SkillsSettings', () => {
     const dialog = wrapper.get('[role="dialog"]');
     expect(dialog.get(`#${dialog.attributes('aria-labelledby')}`).text()).toBe('Schedule');
     const boxes = dialog.findAll('input[type="checkbox"]');
-    expect(boxes.map((b) => b.attributes('aria-label'))).toEqual(['Allow read_page on todo.example without asking', 'Allow fill on todo.example without asking']);
-    expect(boxes.map((b) => (b.element as HTMLInputElement).checked)).toEqual([false, false]);
-    expect(dialog.findAll('.acts')).toHaveLength(1);
-    expect(boxes[1]!.attributes('aria-describedby')).toBe(dialog.get('.acts').attributes('id'));
+    expect(boxes.map((b) => b.attributes('aria-label'))).toEqual([
+      'Allow read_page on todo.example without asking',
+      'Allow fill on todo.example without asking',
+      'Allow click without asking',
+    ]);
+    expect(boxes.map((b) => (b.element as HTMLInputElement).checked)).toEqual([false, false, false]);
+    expect(dialog.findAll('.acts')).toHaveLength(2);
+    expect(boxes[1]!.attributes('aria-describedby')).toBe(dialog.findAll('.acts')[0]!.attributes('id'));
+    // A step on whatever tab is open when it runs cannot be allowed ahead (a grant names one site): it says so.
+    expect(boxes[2]!.attributes('disabled')).toBeDefined();
+    expect(dialog.get(`#${boxes[2]!.attributes('aria-describedby')!.split(' ').at(-1)}`).text()).toBe('Works on whatever tab is open when it runs: it asks each time.');
     expect(dialog.text()).toMatch(/time zone: \S+/);
 
     await dialog.get('select').setValue('once');

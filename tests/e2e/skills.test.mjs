@@ -255,9 +255,12 @@ for (const browserName of selectedBrowsers()) {
       await setValue(options, '[role="dialog"] input[type="date"]', `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`);
       await setValue(options, '[role="dialog"] input[type="time"]', `${pad(at.getHours())}:${pad(at.getMinutes())}`);
       const labels = await options.evaluate(() => [...document.querySelectorAll('[role="dialog"] input[type="checkbox"]')].map((b) => b.getAttribute('aria-label')));
-      assert.ok(labels.some((l) => /^Allow fill on .+ without asking$/.test(l)), JSON.stringify(labels));
-      // Reading is allowed ahead; typing and clicking (acting) are not.
-      for (const label of labels.filter((l) => l.startsWith('Allow read_page'))) await options.click('checkbox', label);
+      assert.ok(labels.some((l) => /^Allow fill (on .+ )?without asking$/.test(l)), JSON.stringify(labels));
+      // Reading may be allowed ahead (where the site is known); typing and clicking (acting) are not.
+      const readable = await options.evaluate(() =>
+        [...document.querySelectorAll('[role="dialog"] input[type="checkbox"]:not(:disabled)')].map((b) => b.getAttribute('aria-label')).filter((l) => l.startsWith('Allow read_page')),
+      );
+      for (const label of readable) await options.click('checkbox', label);
       await options.click('button', 'Save schedule');
       await options.waitForText('/add-todo is scheduled');
       const addsBefore = adds().length;
@@ -316,7 +319,9 @@ for (const browserName of selectedBrowsers()) {
       for (const [name, text] of Object.entries(crafted)) {
         await put(name, text);
         await sleep(300);
-        await options.waitFor(() => Boolean(document.querySelector('.skills-settings > [role="alert"]')), undefined, { timeout: 10_000 });
+        await options.waitFor(() => Boolean(document.querySelector('.skills-settings > [role="alert"]')), undefined, { timeout: 10_000 }).catch(async (error) => {
+          throw new Error(`${name}: no error shown; the page shows:\n${(await options.text('main')).slice(0, 1500)}`, { cause: error });
+        });
         const error = await options.text('.skills-settings > [role="alert"]');
         assert.ok(error.length > 10, `${name}: a clear error (${error})`);
         const names = await options.evaluate(() => [...document.querySelectorAll('[data-skill]')].map((el) => el.getAttribute('data-skill')));
