@@ -144,10 +144,16 @@ const tabSchema = z.custom<{ $tab: never }>().superRefine((value, ctx) => {
 });
 
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
-const safeRecord = z
-  .record(text(PARAM_NAME_MAX), text(MAX_STRING))
-  .refine((record) => Object.keys(record).length <= MAX_PARAMS, `more than ${MAX_PARAMS} arguments`)
-  .refine((record) => !Object.keys(record).some((key) => FORBIDDEN_KEYS.has(key)), 'an argument named __proto__, constructor or prototype');
+/** Arguments by name: at most 20, short names, no prototype keys (checked on the value as given). */
+const safeRecord = z.custom<Record<string, string>>().superRefine((value, ctx) => {
+  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+  if (!isPlainObject(value)) return fail('must be arguments by name');
+  const keys = Object.keys(value);
+  if (keys.length > MAX_PARAMS) return fail(`more than ${MAX_PARAMS} arguments`);
+  if (keys.some((key) => FORBIDDEN_KEYS.has(key))) return fail('an argument named __proto__, constructor or prototype');
+  if (keys.some((key) => key.length > PARAM_NAME_MAX)) return fail(`an argument name longer than ${PARAM_NAME_MAX} characters`);
+  if (Object.values(value).some((item) => typeof item !== 'string' || item.length > MAX_STRING)) return fail(`an argument that is not a text of at most ${MAX_STRING} characters`);
+});
 const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'not a time like 09:00');
 
 export const scheduleSchema: z.ZodType<Schedule> = z.object({
@@ -241,7 +247,7 @@ export function parseSkillFile(json: unknown): { skills: Skill[] } | { error: st
   try {
     size = JSON.stringify(json).length;
   } catch {
-    return { error: 'This skills file is not JSON.' };
+    return { error: 'This skills file is not JSON, or is nested too deeply.' };
   }
   if (size > MAX_FILE_CHARS) return { error: `This skills file is larger than ${MAX_FILE_CHARS / 1_000_000} million characters.` };
   // Anywhere in the file, not only in templates: the schema would drop such a key silently.
