@@ -120,7 +120,7 @@ export interface PluginContext {
      * A new conversation, listed in the sidebar like any. With `grantedAhead` it is unattended (a
      * scheduled run): the gate lets through only what was granted, and asks for anything else.
      */
-    create(options: { title: string; grantedAhead?: Array<{ tool: string; site: string }> }): Promise<Conversation>;
+    create(options: { title: string; grantedAhead?: Array<{ tool: string; site: string; pin?: string }> }): Promise<Conversation>;
     /** Sends a user message, as the sidebar's Send does (claims included); resolves once the run started. */
     send(conversationId: string, text: string): Promise<void>;
     /** The conversation's stored messages, oldest first (the answer being streamed as last written). */

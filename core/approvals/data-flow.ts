@@ -13,8 +13,8 @@ export const ANYWHERE = '*';
  */
 export interface ConversationState {
   trusted: boolean;
-  /** Set for an unattended conversation: what was granted ahead, by `toolSiteKey` (see `RunSeed`). */
-  grantedAhead?: Set<string>;
+  /** Set for an unattended conversation: what was granted ahead, by `toolSiteKey`, with its pin (see `RunSeed`). */
+  grantedAhead?: Map<string, string | undefined>;
   /**
    * The private reads so far: their origins (`https://mail.example`), or `plugin:<id>` for reads
    * that have no site (a plugin's files, the list of tabs).
@@ -59,7 +59,7 @@ export class DataFlow {
   seed(conversationId: string, seed: RunSeed): void {
     const state = this.state(conversationId);
     state.trusted = seed.trusted;
-    state.grantedAhead = seed.grantedAhead && new Set(seed.grantedAhead.map((g) => toolSiteKey(g.tool, g.site)));
+    state.grantedAhead = seed.grantedAhead && new Map(seed.grantedAhead.map((g) => [toolSiteKey(g.tool, g.site), g.pin]));
     for (const call of seed.calls) {
       if (!call.spec) {
         // A tool that is gone now: a page's or a server's answer was private.

@@ -120,10 +120,11 @@ export class ApprovalGate implements ToolGate {
     const pin = call.spec.source === 'builtin' ? undefined : await definitionPin(call.spec);
     // A remembered Always allow of an outside tool holds only for the words the user saw then.
     let changed: PendingApproval['changed'];
-    // An unattended run: a remembered Deny still denies; only what was granted ahead allows.
+    // An unattended run: a remembered Deny still denies; only what was granted ahead allows (an
+    // outside tool's grant only for the definition granted).
     const ahead = state?.grantedAhead;
     const saved = this.remembered.get(call.name, site);
-    let remembered = ahead ? (saved?.decision === 'deny' ? 'deny' : ahead.has(key(call.name, site)) ? 'allow' : undefined) : saved?.decision;
+    let remembered = ahead ? (saved?.decision === 'deny' ? 'deny' : grantHolds(ahead, key(call.name, site), pin) ? 'allow' : undefined) : saved?.decision;
     if (!ahead && remembered === 'allow' && pin && saved && saved.pin !== pin) {
       if (saved.pin) {
         changed = { before: saved.description ?? '', after: pinnedDescription(call.spec) };
@@ -156,6 +157,7 @@ export class ApprovalGate implements ToolGate {
       remembered,
       allowedInConversation,
       trusted: Boolean(state?.trusted) && !ahead,
+      unattended: Boolean(ahead),
       outbound: sensitive.length > 0,
       local,
       sensitive: sensitiveCall,
@@ -314,4 +316,9 @@ export class ApprovalGate implements ToolGate {
 
 function withApproved(note: GateNote, approvedUrl: string | undefined): GateNote {
   return approvedUrl ? { ...note, approvedUrl } : note;
+}
+
+/** A grant ahead holds for this tool on this site, and for an outside tool only as it was when granted. */
+function grantHolds(ahead: Map<string, string | undefined>, toolSite: string, pin: string | undefined): boolean {
+  return ahead.has(toolSite) && (pin === undefined || ahead.get(toolSite) === pin);
 }

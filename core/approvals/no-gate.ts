@@ -10,6 +10,7 @@ const WHY: Record<AskReason, string> = {
   outbound: 'it can send data out to the web',
   local: 'it reaches the user\'s own network',
   sensitive: 'it may pay, delete, send, or type a password',
+  unattended: 'it was not allowed ahead for this scheduled run',
 };
 
 /**

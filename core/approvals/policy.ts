@@ -13,9 +13,11 @@ export type RememberedDecision = 'allow' | 'deny';
  *   one(s) it was read from;
  * - `local`: a call that reaches the user's own network (loopback, private, link-local, single-label hosts);
  * - `sensitive`: this call may pay, delete, send, or type a password (its tool's `describe` says so,
- *   or could not tell): asked every time, never remembered.
+ *   or could not tell): asked every time, never remembered;
+ * - `unattended`: in a scheduled run, a call the usual rules let through (a read, a change to the
+ *   agent's own lists) that was not granted ahead.
  */
-export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive';
+export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended';
 
 /**
  * What the gate does with a call. `scope` of an ask: `call` (Allow once allows this call only) or
@@ -48,6 +50,12 @@ export interface CallSituation {
    * say what it acts on): asked every time, whatever was remembered or switched on.
    */
   sensitive?: boolean;
+  /**
+   * An unattended run (a scheduled one): `remembered: 'allow'` then means granted ahead for this
+   * tool on this site, and nothing else passes without a card but what was allowed on the spot in
+   * this conversation; the switch does not count.
+   */
+  unattended?: boolean;
 }
 
 /**
@@ -64,9 +72,19 @@ export interface CallSituation {
  * - a page's read-only claim lowers its tool to "once per site" (never to "never ask");
  * - destructive tools, and acting tools with a target (a tab, an address), ask every time;
  * - acting tools without a target that destroy nothing (the agent's own task list, starting a
- *   sub-agent whose own calls pass the gate) are allowed.
+ *   sub-agent whose own calls pass the gate) are allowed;
+ * - an unattended run (a scheduled one) lets through only what was granted ahead (`remembered`
+ *   'allow') or allowed on the spot in the conversation: what the rules above allow besides asks,
+ *   once per site.
  */
 export function decide(s: CallSituation): Decision {
+  if (!s.unattended) return attended(s);
+  const decision = attended({ ...s, trusted: false });
+  if (decision.action !== 'allow' || s.remembered === 'allow' || s.allowedInConversation) return decision;
+  return { action: 'ask', reason: 'unattended', scope: 'site' };
+}
+
+function attended(s: CallSituation): Decision {
   const a = s.annotations;
   if (s.sensitive) {
     if (s.remembered === 'deny') return { action: 'deny' };

@@ -115,9 +115,10 @@ export interface RunSeed {
   trusted: boolean;
   /**
    * An unattended run (a scheduled one): only these tools on these sites pass without a card
-   * ('' for a tool without a site); remembered allows and the switch do not count.
+   * ('' for a tool without a site); remembered allows and the switch do not count. `pin`: an
+   * outside tool's definition when granted (`definitionPin`): a changed tool is asked about.
    */
-  grantedAhead?: Array<{ tool: string; site: string }>;
+  grantedAhead?: Array<{ tool: string; site: string; pin?: string }>;
   /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
   calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
 }

@@ -37,9 +37,10 @@ export interface Conversation {
   /**
    * An unattended conversation (a scheduled run): the approval gate lets through only what was
    * granted ahead, each tool on a site ('' for none), and asks for anything else; the user's
-   * remembered Always allow and the "act without asking" switch do not count here.
+   * remembered Always allow and the "act without asking" switch do not count here. `pin`: an
+   * outside tool's definition as granted (`definitionPin`); a tool changed since is asked about.
    */
-  grantedAhead?: Array<{ tool: string; site: string }>;
+  grantedAhead?: Array<{ tool: string; site: string; pin?: string }>;
 }
 
 export interface ToolCall {

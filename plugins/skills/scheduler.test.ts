@@ -13,7 +13,7 @@ import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import type { ToolAnnotations } from '@/core/registry/types';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
-import { commandLine, NOTIFICATION_PREFIX, startScheduler } from './scheduler';
+import { NOTIFICATION_PREFIX, startScheduler } from './scheduler';
 import type { SkillStore } from './store-types';
 import type { Skill } from './types';
 
@@ -29,6 +29,8 @@ function registry() {
   const r = new ToolRegistry(interpretedValidators);
   const tool = (name: string, annotations: ToolAnnotations) => defineTool({ name, description: name, annotations, inputSchema: { type: 'object' }, execute: () => ({}) });
   r.register({ id: 'test', name: 'Test', description: '', source: 'builtin', tools: [tool('open_tab', OPEN), tool('read_tab', READ_TAB), tool('click', CLICK), tool('add_note', NOTE)] });
+  // A remote server's tool (MCP): an outside tool, granted as its definition reads now.
+  r.register({ id: 'server', name: 'Server', description: '', source: 'remote', tools: [tool('srv_log', NOTE)] });
   return r;
 }
 
@@ -129,6 +131,9 @@ function harness(initial: Skill[], db = openDb(`test-scheduler-${Math.random()}`
   };
 }
 
+/** Whether the fake event has a listener (the fake has `hasListeners`; its types do not say so). */
+const listening = (event: object) => (event as { hasListeners(): boolean }).hasListeners();
+
 const alarmTimes = async () => Object.fromEntries((await fakeBrowser.alarms.getAll()).map((a) => [a.name, a.scheduledTime]));
 
 beforeEach(() => {
@@ -143,8 +148,8 @@ afterEach(() => {
 describe('the scheduler', () => {
   it('listens to alarms and notification clicks at once, before any await (a woken worker)', () => {
     harness([]);
-    expect(fakeBrowser.alarms.onAlarm.hasListeners()).toBe(true);
-    expect(fakeBrowser.notifications.onClicked.hasListeners()).toBe(true);
+    expect(listening(fakeBrowser.alarms.onAlarm)).toBe(true);
+    expect(listening(fakeBrowser.notifications.onClicked)).toBe(true);
   });
 
   it('arms one alarm per scheduled skill at start-up, and clears one whose skill is gone', async () => {
@@ -226,7 +231,7 @@ describe('the scheduler', () => {
     await first.startUp();
     expect(first.sent).toHaveLength(1);
     first.scheduler.dispose();
-    expect(fakeBrowser.alarms.onAlarm.hasListeners()).toBe(false);
+    expect(listening(fakeBrowser.alarms.onAlarm)).toBe(false);
     const second = harness([...first.saved.values()], first.db);
     await second.startUp();
     expect(second.sent).toEqual([]); // ran already: not due again
@@ -245,10 +250,17 @@ describe('the scheduler', () => {
     expect(h.badge.at(-1)).toBe(1);
     await h.call('skills/seen', { conversationId: 'conv1' });
     expect(h.badge.at(-1)).toBe(0);
-    // Deleting the conversation forgets it.
+    // A follow-up the user ran there later does not count it again.
     await h.runEnded('conv1');
+    expect(h.badge.at(-1)).toBe(0);
+    // Deleting an unseen run's conversation forgets it.
+    await h.startUp(); // (nothing due: the next run is tomorrow)
+    vi.setSystemTime(NOW + 24 * HOUR);
+    await fakeBrowser.alarms.onAlarm.trigger({ name: 'skills:s1', scheduledTime: NOW + 24 * HOUR });
+    await vi.waitFor(() => expect(h.sent).toHaveLength(2));
+    await h.runEnded('conv2');
     expect(h.badge.at(-1)).toBe(1);
-    await h.deleted('conv1');
+    await h.deleted('conv2');
     expect(h.badge.at(-1)).toBe(0);
   });
 
@@ -264,6 +276,35 @@ describe('the scheduler', () => {
       { tool: 'add_note', site: '', steps: 1, acts: true },
     ]);
     await expect(h.call('skills/uses', { id: 'nope' })).rejects.toThrow(/no longer exists/);
+  });
+
+  it('skills/uses: a page\'s own tool is listed on its tab\'s site with a note, and cannot be granted', async () => {
+    const page = skill({
+      steps: [
+        { tool: 'page*_add_to_cart', input: { sku: '{date}' }, tab: { $tab: { url: 'https://shop.example/cart' } } },
+        { tool: 'srv_log', input: { text: 'done' } },
+      ],
+    });
+    const h = harness([page]);
+    await h.startUp();
+    expect(await h.call('skills/uses', { id: 's1' })).toEqual([
+      { tool: 'page*_add_to_cart', site: 'https://shop.example', steps: 1, acts: true, note: { key: 'skills.schedule.uses.pageTool' } },
+      { tool: 'srv_log', site: '', steps: 1, acts: true },
+    ]);
+    const input = { when: { kind: 'hours', every: 2 }, timeZone: 'UTC', args: {}, grants: [{ tool: 'page*_add_to_cart', site: 'https://shop.example' }] };
+    await expect(h.call('skills/schedule', { id: 's1', schedule: input })).rejects.toThrow(/cannot be allowed ahead/);
+    // The outside tool's grant is pinned to its definition (the form never sends a pin: it is dropped).
+    const saved = (await h.call('skills/schedule', { id: 's1', schedule: { ...input, grants: [{ tool: 'srv_log', site: '', pin: 'f'.repeat(64) }] } })) as Skill;
+    expect(saved.schedule!.grants).toEqual([{ tool: 'srv_log', site: '', pin: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(saved.schedule!.grants[0]!.pin).not.toBe('f'.repeat(64));
+    expect(saved.schedule!.next).toBe(NOW + 2 * HOUR);
+  });
+
+  it('a run with nothing granted is still unattended (grantedAhead: [])', async () => {
+    const h = harness([skill({ schedule: daily(NOW - HOUR, { grants: [], args: { date: 'a "b"' } }) })]);
+    await h.startUp();
+    expect(h.created[0]!.grantedAhead).toEqual([]);
+    expect(h.sent[0]!.text).toBe('/orders date="a \\"b\\""');
   });
 
   it('skills/schedule: validates, computes the next run, saves, arms; null removes it and its alarm', async () => {
@@ -306,10 +347,5 @@ describe('the scheduler', () => {
     expect(Object.keys(await alarmTimes())).toEqual(['other']);
     expect(await fakeBrowser.notifications.getAll()).toEqual({});
     expect(h.badge.at(-1)).toBe(0);
-  });
-
-  it('commandLine quotes values with spaces and quotes', () => {
-    expect(commandLine('a', {})).toBe('/a');
-    expect(commandLine('a', { x: '1', y: 'two words', z: 'say "hi" \\ ok' })).toBe('/a x=1 y="two words" z="say \\"hi\\" \\\\ ok"');
   });
 });

@@ -1,10 +1,12 @@
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
+import { definitionPin } from '@/core/approvals/card';
 import { translate, type SaidParams } from '@/core/i18n/catalog';
 import { localeOf, type Locale } from '@/core/i18n/locales';
 import type { PluginContext } from '@/core/plugin';
 import { uiLanguage } from '@/core/storage/settings';
 import type { PendingApproval } from '@/core/approvals/types';
+import { formatCommand } from './command';
 import { dueAtStart, nextRun, sayError, validateSchedule } from './schedule';
 import type { SkillStore } from './store-types';
 import type { Skill } from './types';
@@ -141,7 +143,7 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     list.push({ conversationId: conversation.id, skillId: skill.id, skill: skill.name, finished: false, seen: false });
     await saveRuns(list);
     try {
-      await ctx.conversations.send(conversation.id, commandLine(skill.name, schedule.args));
+      await ctx.conversations.send(conversation.id, formatCommand(skill.name, schedule.args));
     } catch (error) {
       console.error(`[sidequest] skills: the scheduled run of /${skill.name} could not start:`, error);
       await finished(conversation.id);
@@ -161,10 +163,12 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     const list = await runs.getValue();
     const run = list.find((r) => r.conversationId === conversationId);
     if (!run) return;
+    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
+    // The scheduled run's own end counts; the user's later messages there do not.
+    if (run.finished) return;
     run.finished = true;
     run.seen = false;
     await saveRuns(list);
-    await browser.notifications.clear(NOTIFICATION_PREFIX + conversationId).catch(() => undefined);
   }
 
   async function asked(approval: PendingApproval): Promise<void> {
@@ -247,7 +251,10 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
         // Only the tools and sites the skill uses can be granted (what the form listed).
         const uses = await skillUses(skill, ctx.registry);
         for (const grant of clean.grants) {
-          if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
+          if (!uses.some((u) => u.tool === grant.tool && u.site === grant.site && !u.note)) throw sayError('grant', { tool: grant.tool, site: grant.site || '—' });
+          // An outside tool (a server's) is granted as it reads now: changed words ask again.
+          const spec = ctx.registry.describe(grant.tool);
+          if (spec && spec.source !== 'builtin') grant.pin = await definitionPin(spec);
         }
         const next = nextRun(clean.when, clean.timeZone, at, at);
         if (next === undefined) throw sayError('past');
@@ -269,10 +276,4 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     },
     sync: () => serial(sync),
   };
-}
-
-/** `/name k=v k2="a b"`: what a scheduled run sends (values with spaces or quotes are quoted). */
-export function commandLine(name: string, args: Record<string, string>): string {
-  const parts = Object.entries(args).map(([k, v]) => (/^[^\s"'\\]+$/.test(v) ? `${k}=${v}` : `${k}="${v.replace(/["\\]/g, '\\$&')}"`));
-  return [`/${name}`, ...parts].join(' ');
 }

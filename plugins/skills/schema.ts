@@ -165,7 +165,7 @@ export const scheduleSchema: z.ZodType<Schedule> = z.object({
   ]),
   timeZone: text(100),
   args: safeRecord,
-  grants: z.array(z.object({ tool: text(200), site: text(2_000) })).max(500),
+  grants: z.array(z.object({ tool: text(200), site: text(2_000), pin: z.string().regex(/^[0-9a-f]{64}$/).optional() })).max(500),
   since: z.number().finite(),
   next: z.number().finite().optional(),
   lastRun: z.number().finite().optional(),

@@ -96,6 +96,11 @@ export type ScheduleWhen =
 export interface Grant {
   tool: string;
   site: string;
+  /**
+   * An outside tool's definition when it was granted (`definitionPin`, set by the scheduler, never
+   * taken from the form): the grant does not hold for a tool whose words changed since.
+   */
+  pin?: string;
 }
 
 export interface Schedule {

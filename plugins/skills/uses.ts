@@ -4,6 +4,9 @@ import type { ToolRegistry } from '@/core/registry/registry';
 import type { SkillUse } from './protocol';
 import type { Skill, Template } from './types';
 
+/** A page's tool as a skill keeps it (`template.ts`): `page*_<name>`. */
+const PAGE_TOOL = /^page\*_/;
+
 /** A tab id no browser gives: a `$tab` stands for it while a step's target is worked out. */
 const PROBE_TAB = -4242;
 
@@ -14,7 +17,8 @@ const PROBE_TAB = -4242;
  * step's input with the parameters' example values. A step on a tab given by `$tab`: the site of
  * its URL pattern, or of the address the step that opened it loaded; when that cannot be told
  * (the user's tab when it runs, an address made of parameters) the site is '' with a `note`, and
- * since a grant names one site, such a step asks each time it runs.
+ * since a grant names one site, such a step asks each time it runs. A page's own tool has a `note`
+ * too: it is never granted ahead. A use with a `note` cannot be granted (`skills/schedule`).
  */
 export async function skillUses(skill: Skill, registry: Pick<ToolRegistry, 'describe' | 'callTarget' | 'callAnnotations'>): Promise<SkillUse[]> {
   const values = { ...Object.fromEntries(skill.params.map((p) => [p.name, p.example])), ...skill.schedule?.args };
@@ -27,7 +31,12 @@ export async function skillUses(skill: Skill, registry: Pick<ToolRegistry, 'desc
     let note: SkillUse['note'];
     // A tool the registry does not know now (a page's own tool, a plugin switched off): it may act.
     let acts = true;
-    if (spec) {
+    if (PAGE_TOOL.test(step.tool)) {
+      // A page's own tool: named after its tab only when it runs (`page12_…`), and what it does is
+      // the page's claim: never granted ahead.
+      site = step.tab ? tabSite(step.tab.$tab as Record<string, unknown>, values, skill).site : '';
+      note = said('skills.schedule.uses.pageTool');
+    } else if (spec) {
       const annotations = (await registry.callAnnotations(step.tool, input, tabs.length ? PROBE_TAB : undefined)) ?? spec.annotations;
       acts = !annotations.readOnly;
       const target = await registry.callTarget(step.tool, input, tabs.length ? PROBE_TAB : undefined);

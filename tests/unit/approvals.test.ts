@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { runAgentLoop } from '@/core/agent/loop';
 import { AgentRunner } from '@/core/agent/runner';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { definitionPin } from '@/core/approvals/card';
 import { ApprovalGate, APPROVAL_TIMEOUT_MS, type Permission, type PermissionStore } from '@/core/approvals/gate';
 import { decide, readsPrivateData, type CallSituation, type Decision } from '@/core/approvals/policy';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
@@ -643,5 +644,105 @@ describe('the gate in the agent loop', () => {
     await expect(registry.invoke('remove_file', { path: 'b.txt' })).resolves.toMatchObject({ ok: true });
     expect(ran).toEqual(['b.txt']);
     expect(gate.list()).toEqual([]);
+  });
+});
+
+describe('the gate in an unattended run (a scheduled skill: Conversation.grantedAhead)', () => {
+  const unattended = (gate: ApprovalGate, grants: Array<{ tool: string; site: string; pin?: string }>, trusted = false) =>
+    gate.beginRun('c1', { trusted, grantedAhead: grants, calls: [] });
+  /** Declines the next ask and returns what it asked (reason/scope). */
+  async function declineNext(gate: ApprovalGate) {
+    const ask = await nextAsk(gate);
+    gate.answer(ask.id, 'deny');
+    return `${ask.reason}/${ask.scope}`;
+  }
+
+  it('a granted tool on its site passes without a card (a tool without a site: granted with \'\')', async () => {
+    const { gate, asked } = makeGate();
+    unattended(gate, [{ tool: 'run_script', site: 'https://bank.example' }, { tool: 'add_task', site: '' }]);
+    await expect(gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('add_task', OWN_LIST, { text: 'a' }))).resolves.toMatchObject({ ok: true });
+    expect(asked).toEqual([]);
+  });
+
+  it('what was not granted asks: the tool on another site, another tool, and even what the usual rules let through', async () => {
+    const { gate } = makeGate();
+    unattended(gate, [{ tool: 'run_script', site: 'https://bank.example' }]);
+    const elsewhere = gate.check(call('run_script', SCRIPT, { tab_id: 1, code: '1' }));
+    expect(await declineNext(gate)).toBe('destructive/call');
+    await expect(elsewhere).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
+    const other = gate.check(call('navigate', NAVIGATE, { url: 'https://bank.example/pay', tab_id: 2 }));
+    expect(await declineNext(gate)).toBe('acting/call');
+    await other;
+    // Reading the tab in front, listing files, the agent's own list: silent in an ordinary run, asked here.
+    for (const [name, annotations, input] of [['read_tab', READ_TAB, { tab_id: 1 }], ['list_files', READ, {}], ['add_task', OWN_LIST, {}]] as const) {
+      const pending = gate.check(call(name, annotations, input));
+      expect(await declineNext(gate)).toBe('unattended/site');
+      await expect(pending).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
+      await expect(gate.check(call(name, annotations, input, { conversationId: 'c2' }))).resolves.toMatchObject({ ok: true });
+    }
+    // A yes on the spot (Allow once) covers that tool on that site for the rest of the run.
+    const read = gate.check(call('read_tab', READ_TAB, { tab_id: 1 }));
+    gate.answer((await nextAsk(gate)).id, 'once');
+    await expect(read).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('read_tab', READ_TAB, { tab_id: 1 }))).resolves.toMatchObject({ ok: true });
+    expect(gate.list()).toEqual([]);
+  });
+
+  it('a remembered Always allow does not count', async () => {
+    const { gate } = makeGate(memoryPermissions([{ tool: 'run_script', site: 'https://news.example', decision: 'allow', at: 1 }]));
+    unattended(gate, []);
+    const pending = gate.check(call('run_script', SCRIPT, { tab_id: 1, code: '1' }));
+    expect(await declineNext(gate)).toBe('destructive/call');
+    await pending;
+    // The same call in an ordinary conversation: remembered, no card.
+    await expect(gate.check(call('run_script', SCRIPT, { tab_id: 1, code: '1' }, { conversationId: 'c2' }))).resolves.toMatchObject({ ok: true });
+  });
+
+  it('the "act without asking" switch does not count, set before the run or during it', async () => {
+    const { gate } = makeGate();
+    unattended(gate, [], true);
+    const first = gate.check(call('delete_file', DELETE_FILE, { path: 'a.txt' }));
+    expect(await declineNext(gate)).toBe('destructive/call');
+    await first;
+    gate.setTrusted('c1', true);
+    const second = gate.check(call('delete_file', DELETE_FILE, { path: 'a.txt' }));
+    expect(await declineNext(gate)).toBe('destructive/call');
+    await second;
+    gate.setTrusted('c2', true);
+    await expect(gate.check(call('delete_file', DELETE_FILE, { path: 'a.txt' }, { conversationId: 'c2' }))).resolves.toMatchObject({ ok: true });
+  });
+
+  it('a sensitive call asks even when granted', async () => {
+    const { gate } = makeGate();
+    unattended(gate, [{ tool: 'run_script', site: 'https://bank.example' }]);
+    const words = async () => ({ words: { key: 'approval.noSite' as const }, sensitive: true });
+    const pending = gate.check(call('run_script', SCRIPT, { tab_id: 2, code: 'pay()' }, { words }));
+    expect(await declineNext(gate)).toBe('sensitive/call');
+    await expect(pending).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
+  });
+
+  it('a remembered Deny denies even when granted, without a card', async () => {
+    const { gate, asked } = makeGate(memoryPermissions([{ tool: 'run_script', site: 'https://bank.example', decision: 'deny', at: 1 }]));
+    unattended(gate, [{ tool: 'run_script', site: 'https://bank.example' }]);
+    await expect(gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' }))).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
+    expect(asked).toEqual([]);
+  });
+
+  it('an outside tool\'s grant holds only for the definition granted (its pin)', async () => {
+    const SERVER: ToolAnnotations = { readOnly: false, destructive: false, openWorld: true };
+    const tool = spec('srv_add', SERVER, 'page');
+    const pin = await definitionPin(tool);
+    const { gate } = makeGate();
+    unattended(gate, [{ tool: 'srv_add', site: '', pin }]);
+    await expect(gate.check(call('srv_add', SERVER, {}, { spec: tool }))).resolves.toMatchObject({ ok: true });
+    const changed = gate.check(call('srv_add', SERVER, {}, { spec: { ...tool, description: 'Now deletes everything.' } }));
+    expect(await declineNext(gate)).toBe('unattended/site');
+    await changed;
+    // Granted without a pin (not through the scheduler): an outside tool is asked about.
+    unattended(gate, [{ tool: 'srv_add', site: '' }]);
+    const unpinned = gate.check(call('srv_add', SERVER, {}, { spec: tool }));
+    expect(await declineNext(gate)).toBe('unattended/site');
+    await unpinned;
   });
 });

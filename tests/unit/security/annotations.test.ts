@@ -38,7 +38,7 @@ const TARGETS: Record<Exclude<Situation, 'taints'>, { tab: number; url: string }
 };
 
 /** `allow`, or `<reason>/<scope>` of the card the gate shows (reason: why; scope: what Allow once covers). */
-type Verdict = 'allow' | `${'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive'}/${'call' | 'site'}`;
+type Verdict = 'allow' | `${'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended'}/${'call' | 'site'}`;
 
 /** Shorthands for rows whose verdict does not depend on the situation. */
 const ALLOW = { userTab: 'allow', otherTab: 'allow', afterRead: 'allow', ownNetwork: 'allow' } as const;
