@@ -28,18 +28,27 @@ export function keptLiterals(draft: SkillDraft, removed: ReadonlySet<number>): D
 }
 
 /**
- * A parameter name for a literal: its first words in lowercase (`[a-z][a-z0-9_]*`, at most 24
- * characters), else `value`; `_2`, `_3`… when the name is taken.
+ * A parameter name for a literal, to rename at once: `url` for an address, `date`, `time`,
+ * `number`, `email`; else its first words in lowercase (`[a-z][a-z0-9_]*`, at most 3 words and
+ * 20 characters), else `value`; `_2`, `_3`… when the name is taken.
  */
 export function paramNameFor(value: string, taken: readonly string[]): string {
-  const words = value
-    .normalize('NFKD')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^[^a-z]+|_+$/g, '')
-    .slice(0, 24)
-    .replace(/_+$/, '');
-  const base = words || 'value';
+  const text = value.trim();
+  let base: string;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) base = 'url';
+  else if (/^\d{4}-\d{2}-\d{2}/.test(text)) base = 'date';
+  else if (/^\d{1,2}:\d{2}/.test(text)) base = 'time';
+  else if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) base = 'email';
+  else if (/^[+-]?\d+([.,]\d+)?$/.test(text)) base = 'number';
+  else {
+    const words = text
+      .normalize('NFKD')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    while (words.length && !/^[a-z]/.test(words[0]!)) words.shift();
+    base = words.slice(0, 3).join('_').slice(0, 20).replace(/_+$/, '') || 'value';
+  }
   let name = base;
   for (let n = 2; taken.includes(name); n++) name = `${base}_${n}`;
   return name;

@@ -88,24 +88,20 @@ export const useSkillsStore = defineStore('skills', () => {
   }
 
   /**
-   * Opens the form with a draft of the conversation's last finished run. `info` of a skill's run
-   * the model finished (a step failed): the form updates that skill.
+   * Opens the form with a draft of the conversation's last finished run. A skill's run (the
+   * background's draft names it in `replaces`; `info` of a run the model finished after a step
+   * failed) opens "Update skill": saving replaces that skill's steps.
    */
   async function openDraft(conversationId: string, info?: SkillRunInfo | null): Promise<void> {
     note.value = null;
     try {
       const draft = await sendMessage('skills/draft', { conversationId });
-      if (info?.handedOver) {
-        const skill = skills.value.find((s) => s.id === info.skillId);
-        openForm({
-          draft: { ...draft, replaces: info.skillId, name: skill?.name ?? info.name, description: draft.description || skill?.description || '' },
-          mode: 'update',
-          conversationId,
-        });
-      } else {
-        const { replaces: _replaces, ...fresh } = draft;
-        openForm({ draft: fresh, mode: 'save', conversationId });
-      }
+      const replaces = draft.replaces ?? (info?.handedOver ? info.skillId : undefined);
+      if (replaces) {
+        const skill = skills.value.find((s) => s.id === replaces);
+        const name = skill?.name || draft.name || info?.name || '';
+        openForm({ draft: { ...draft, replaces, name, description: draft.description || skill?.description || '' }, mode: 'update', conversationId });
+      } else openForm({ draft, mode: 'save', conversationId });
     } catch (error) {
       note.value = { kind: 'error', text: t('skills.save.draftFailed', { error: errorText(error) }) };
     }
@@ -128,7 +124,10 @@ export const useSkillsStore = defineStore('skills', () => {
     return sendMessage('skills/runInfo', { conversationId }).catch(() => null);
   }
 
-  /** The message box's suggestions: after `/`, the skills whose names start with what follows. */
+  /**
+   * The message box's suggestions: after `/`, the skills whose names start with what follows;
+   * the detail says what it does and the parameters it takes with their defaults (`date=2026-12-07`).
+   */
   function suggest(text: string): ComposerSuggestion[] {
     const typed = /^\/([a-z0-9-]*)$/i.exec(text.trimStart());
     if (!typed) return [];
@@ -138,8 +137,9 @@ export const useSkillsStore = defineStore('skills', () => {
       .sort((a, b) => a.name.localeCompare(b.name))
       .slice(0, 20)
       .map((s) => ({
-        // The parameters to fill in after the name (`/weekly-report date=`); none: ready to send.
-        value: s.params.length ? `/${s.name} ${s.params.map((p) => `${p.name}=`).join(' ')}` : `/${s.name} `,
+        // Only the name: a parameter not given takes the value it had when the skill was made
+        // (its example, shown in the detail); an empty `date=` would replay with an empty value.
+        value: `/${s.name} `,
         label: `/${s.name}`,
         detail: [s.description, s.params.map((p) => `${p.name}=${p.example}`).join(' ')].filter(Boolean).join(' · ') || undefined,
       }));

@@ -5,8 +5,10 @@
 // unsanitized. In the browsers (and jsdom) it works, and this file tests what they do.
 import { enableAutoUnmount, mount } from '@vue/test-utils';
 import { afterEach, describe, expect, test } from 'vitest';
+import { defineComponent, h } from 'vue';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
 import type { AssistantMessage, ToolMessage, UserMessage } from '@/core/storage/db';
+import { providePluginUi } from '@/core/ui/plugins';
 import { assistantMessage, toolCall, toolMessage, userMessage } from './fixtures';
 
 const mountMessage = (message: UserMessage | AssistantMessage, toolResults = new Map<string, ToolMessage>(), runActive = false) =>
@@ -99,5 +101,49 @@ describe('ChatMessage', () => {
     expect(cards.map((card) => card.attributes('data-tool'))).toEqual(['list_tabs', 'get_tab_content']);
     expect(cards[0]!.classes()).toContain('done');
     expect(cards[1]!.classes()).toContain('running');
+  });
+});
+
+describe('ChatMessage and the plugins', () => {
+  const Action = defineComponent({
+    props: { message: { type: Object, required: true }, conversationId: { type: String, required: true } },
+    setup: (props) => () => h('button', { class: 'plugin-action', 'data-for': `${props.conversationId}/${(props.message as AssistantMessage).id}` }, 'Save as skill'),
+  });
+  afterEach(() => providePluginUi([]));
+
+  const mountEnd = (fields: { endsRun?: boolean; runActive?: boolean; message?: AssistantMessage }) =>
+    mount(ChatMessage, {
+      props: {
+        message: fields.message ?? assistantMessage({ text: 'Done.' }),
+        toolResults: new Map(),
+        runActive: fields.runActive ?? false,
+        endsRun: fields.endsRun ?? true,
+        conversationId: 'c1',
+      },
+      attachTo: document.body,
+    });
+
+  test("the plugins' message actions sit in the Usage · Trace row of a finished run's last answer, with the message and conversation", () => {
+    providePluginUi([{ id: 'skills', messageActions: [{ id: 'save', component: Action }] }]);
+    const wrapper = mountEnd({});
+    const action = wrapper.get('.details .buttons .plugin-action');
+    expect(action.attributes('data-for')).toBe('c1/a1');
+    expect(wrapper.findAll('.details .buttons button').map((b) => b.text())).toEqual(['Usage', 'Trace', 'Save as skill']);
+  });
+
+  test('no message actions under a step that does not end its run, nor while the run goes on', () => {
+    providePluginUi([{ id: 'skills', messageActions: [{ id: 'save', component: Action }] }]);
+    expect(mountEnd({ endsRun: false }).find('.plugin-action').exists()).toBe(false);
+    expect(mountEnd({ runActive: true }).find('.plugin-action').exists()).toBe(false);
+  });
+
+  test('a replayed answer (`by`) carries the "Replayed" tag, with who replayed it as its title', () => {
+    const by = { key: 'chatMessage.stopped' } as const; // any known words stand for the plugin's
+    const wrapper = mountEnd({ message: assistantMessage({ text: '', toolCalls: [toolCall()], by }) });
+    const pill = wrapper.get('.replayed .pill');
+    expect(pill.text()).toBe('Replayed');
+    expect(pill.attributes('title')).toBe('Stopped');
+    expect(wrapper.get('.replayed').text()).toContain('Stopped');
+    expect(mountEnd({}).find('.replayed').exists()).toBe(false);
   });
 });
