@@ -250,10 +250,11 @@ export function parseSkillFile(json: unknown): { skills: Skill[] } | { error: st
     return { error: 'This skills file is not JSON, or is nested too deeply.' };
   }
   if (size > MAX_FILE_CHARS) return { error: `This skills file is larger than ${MAX_FILE_CHARS / 1_000_000} million characters.` };
-  // Anywhere in the file, not only in templates: the schema would drop such a key silently.
-  const forbidden = forbiddenKeyPath(json, '', 0);
-  if (forbidden) return { error: `This skills file cannot be imported: it has the key ${forbidden}, which no skill has (it could reach an object's prototype).` };
   const parsed = skillFileSchema.safeParse(json);
   if (!parsed.success) return { error: `This skills file cannot be imported: ${describeIssue(parsed.error.issues[0]!)}.` };
+  // Anywhere else in the file too (the file's and a skill's own keys): the schema drops such a key
+  // silently, and a crafted file should be refused, not half-read.
+  const forbidden = forbiddenKeyPath(json, '', 0);
+  if (forbidden) return { error: `This skills file cannot be imported: it has the key ${forbidden}, which no skill has (it could reach an object's prototype).` };
   return { skills: parsed.data.skills };
 }
