@@ -96,7 +96,9 @@ describe('skillSchema and parseSkillFile', () => {
     const args = JSON.stringify(file([good])).replace('"args":{', '"args":{"__proto__":"x",');
     expect(errorOf(JSON.parse(args))).toContain('an argument named __proto__');
     const top = JSON.parse(JSON.stringify(file([good])).replace('"format"', '"__proto__":{"polluted":"yes"},"format"'));
-    expect(parseSkillFile(top)).toHaveProperty('skills');
+    expect(errorOf(top)).toContain('it has the key __proto__, which no skill has');
+    const inSkill = JSON.parse(JSON.stringify(file([good])).replace('"name":', '"__proto__":{"polluted":"yes"},"name":'));
+    expect(errorOf(inSkill)).toContain('it has the key skills[0].__proto__');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

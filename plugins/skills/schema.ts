@@ -31,6 +31,19 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** Where the first key that could reach a prototype is (`JSON.parse` keeps `__proto__` as an own key), or undefined. */
+function forbiddenKeyPath(value: unknown, path: string, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object' || depth > 2 * MAX_DEPTH + 10) return undefined;
+  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : Object.entries(value);
+  for (const [key, child] of entries) {
+    const at = key.startsWith('[') ? `${path}${key}` : path ? `${path}.${key}` : key;
+    if (!Array.isArray(value) && FORBIDDEN_KEYS.has(key)) return at;
+    const found = forbiddenKeyPath(child, at, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function badKey(value: Record<string, unknown>): string | undefined {
   return Object.keys(value).find((key) => FORBIDDEN_KEYS.has(key) || key.length > 200);
 }
@@ -239,5 +252,9 @@ export function parseSkillFile(json: unknown): { skills: Skill[] } | { error: st
   if (size > MAX_FILE_CHARS) return { error: `This skills file is larger than ${MAX_FILE_CHARS / 1_000_000} million characters.` };
   const parsed = skillFileSchema.safeParse(json);
   if (!parsed.success) return { error: `This skills file cannot be imported: ${describeIssue(parsed.error.issues[0]!)}.` };
+  // Anywhere else in the file too (the file's and a skill's own keys): the schema drops such a key
+  // silently, and a crafted file should be refused, not half-read.
+  const forbidden = forbiddenKeyPath(json, '', 0);
+  if (forbidden) return { error: `This skills file cannot be imported: it has the key ${forbidden}, which no skill has (it could reach an object's prototype).` };
   return { skills: parsed.data.skills };
 }

@@ -9,6 +9,7 @@ import { formatCommand, parseArgs, SKILL_NAME, SKILL_NAME_MAX, splitCommand } fr
 import type { SkillDraft, SkillRunInfo } from './protocol';
 import { ReplayClient, explainClient, fillInstruction } from './replay';
 import { parseSkillFile, skillSchema } from './schema';
+import { startScheduler } from './scheduler';
 import type { SkillStore } from './store-types';
 import { draftFromRun, lastRun } from './template';
 import type { Skill, SkillFile } from './types';
@@ -222,6 +223,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
   ctx.conversations.onDeleted((conversationId) => void runs.delete(conversationId));
   // The core empties the collection itself.
   ctx.onDeleteAll(() => runs.clear());
+  const scheduler = startScheduler(ctx, store);
 
   return {
     store,
@@ -244,6 +246,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
     },
     dispose() {
       runs.clear();
+      scheduler.dispose();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { defineAsyncComponent } from 'vue';
 import { t } from '@/core/ui/i18n';
 import type { PluginUi } from '@/core/ui/plugins';
 import SkillsChatPanel from './SkillsChatPanel.vue';
@@ -11,6 +12,7 @@ import { useSkillsStore } from './store';
  */
 export const skillsUi: PluginUi = {
   id: 'skills',
+  settings: [{ id: 'skills', group: 'Agent', title: () => t('skills.settings.title'), component: defineAsyncComponent(() => import('./SkillsSettings.vue')), order: 70 }],
   chatPanels: [{ id: 'skills', place: 'top', component: SkillsChatPanel }],
   messageActions: [{ id: 'skills-save', component: SkillsMessageActions }],
   conversationMenu: [
