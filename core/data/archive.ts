@@ -78,7 +78,8 @@ const conversationSchema = z.object({
   status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget', 'loop']),
   error: runError.optional(),
   model: short.optional(),
-  // `actWithoutAsking` is read but never imported: a file must not switch the approvals off.
+  // `actWithoutAsking` is read but never imported: a file must not switch the approvals off. Nor does
+  // a file grant anything ahead: `grantedAhead` is not in this schema, so it is dropped.
   actWithoutAsking: z.boolean().optional(),
   budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
   loop: saidSchema.optional(),
@@ -110,6 +111,7 @@ const messageSchema = z.discriminatedUnion('role', [
     usage: usage.optional(),
     notice: z.enum(['prompted-tools', 'context']).optional(),
     said: saidSchema.optional(),
+    by: saidSchema.optional(),
   }),
   z.object({
     ...base,

@@ -1,4 +1,5 @@
 import { said, type Said } from '@/core/i18n/catalog';
+import { PARAM_NAME } from './placeholders';
 import type { SkillParam } from './types';
 
 /**
@@ -8,12 +9,11 @@ import type { SkillParam } from './types';
  * Pure functions: the sidebar may use them as the background does.
  */
 
-/** A skill's name: lowercase letters, digits and dashes, starting with a letter or digit. */
+/** A skill's name: lowercase letters, digits and dashes, starting with a letter or digit (as `schema.ts` checks, without zod here). */
 export const SKILL_NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** The longest name (`save_skill` and the save form say the same). */
 export const SKILL_NAME_MAX = 40;
-/** A parameter's name. */
-export const PARAM_NAME = /^[a-z][a-z0-9_]*$/;
+export { PARAM_NAME };
 
 /** A message that calls a skill by name: the name (lowercased) and the text after it. */
 export interface SplitCommand {

@@ -121,7 +121,7 @@ describe('findLocator', () => {
     const locator = captureLocator(resultText(before), '@a.1', 2)!;
     expect(locator.$element.line).toBe('{}| "ref": "\u0000"');
     expect(findLocator(resultText(after), locator)).toEqual({ value: '@b.3' });
-    expect(findLocator(resultText({ items: [{ name: 'Remove', ref: '@c.1' }] }), locator)).toEqual({ error: 'No "ref": "…" after ""name": "Add"" in the result of step 3: the page changed.' });
+    expect(findLocator(resultText({ items: [{ name: 'Remove', ref: '@c.1' }] }), locator)).toEqual({ error: 'No "ref" of the item with "name": "Add" in the result of step 3: the page changed.' });
   });
 
   it('refuses a damaged locator', () => {

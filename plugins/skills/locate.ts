@@ -203,6 +203,13 @@ export function describeLocator(locator: ElementLocatorTemplate): string {
   if (!parts) return 'an element';
   const head = outlineHead(parts.pre);
   if (head) return head.name ? `${head.role} ${head.name}` : head.role;
+  const key = /^"((?:[^"\\]|\\.)*)": "$/.exec(parts.pre)?.[1];
+  const anchor = locator.$element.anchor;
+  const beside = anchor ? (anchor[0] === 'before' ? locator.$element.before : locator.$element.after)[anchor[1]] : undefined;
+  if (key && beside !== undefined) {
+    const text = `"${key}" of the item with ${beside.replace(/^[^|]*\| /, '')}`;
+    return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  }
   const text = `${parts.pre}…${parts.post}`;
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
@@ -250,7 +257,8 @@ export function findLocator(text: string, locator: ElementLocatorTemplate): { va
     const [side, n] = spec.anchor;
     const expected = (side === 'before' ? spec.before : spec.after)[n];
     found = found.filter(({ at }) => sameAt(lines, at, side, n, expected));
-    if (!found.length) return { error: `No ${what} ${side === 'before' ? 'after' : 'before'} "${(expected ?? '').replace(/^[^|]*\| /, '')}" in ${where}: the page changed.` };
+    const near = what.includes(' of the item with ') ? '' : ` ${side === 'before' ? 'after' : 'before'} "${(expected ?? '').replace(/^[^|]*\| /, '')}"`;
+    if (!found.length) return { error: `No ${what}${near} in ${where}: the page changed.` };
   }
   // An element without a name is only known by what is around it.
   const named = Boolean(head?.name) || parts.scope === JSON_SCOPE;

@@ -5,6 +5,7 @@ import { said, type Said } from '@/core/i18n/catalog';
 import type { ToolResult } from '@/core/registry/types';
 import type { StoredMessage, ToolMessage } from '@/core/storage/db';
 import { fillStep, shapeMatches } from './fill';
+import { fillPlaceholders } from './placeholders';
 import type { Skill } from './types';
 
 /** What a skill's replay needs from the background (the service gives it; tests give their own). */
@@ -185,9 +186,8 @@ export class ReplayClient implements ModelClient {
 /** The skill's instruction with `{param}` filled (a missing argument: the parameter's example). */
 export function fillInstruction(skill: Pick<Skill, 'instruction' | 'params'>, args: Record<string, string>): string {
   const values = new Map(skill.params.map((p) => [p.name, Object.prototype.hasOwnProperty.call(args, p.name) ? args[p.name]! : p.example]));
-  return skill.instruction.replace(/\{\{|\}\}|\{([a-z][a-z0-9_]*)\}/g, (match, name: string | undefined) =>
-    match === '{{' ? '{' : match === '}}' ? '}' : values.has(name!) ? values.get(name!)! : match,
-  );
+  const filled = fillPlaceholders(skill.instruction, (name) => values.get(name));
+  return 'text' in filled ? filled.text : skill.instruction;
 }
 
 /** ` (a, b)`: the argument names of a step's input, for the note. */

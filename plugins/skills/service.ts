@@ -111,26 +111,27 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
 
   /** A draft from the conversation's last run; a skill's run offers to update that skill. */
   async function draft(conversationId: string): Promise<SkillDraft> {
-    const messages = await ctx.conversations.messages(conversationId);
-    const run = lastRun(messages);
-    if (!run || !run.steps.length) throw new SaidError('skills.replay.errors.noRun');
+    const run = lastRun(withoutProposals(await ctx.conversations.messages(conversationId)));
+    if (!run) throw new SaidError('skills.replay.errors.noRun');
     const info = await runInfo(conversationId);
     const skill = info ? await collection.get(info.skillId) : undefined;
     const userTabId = await userTab();
-    if (!skill) return draftFromRun({ instruction: run.instruction, steps: run.steps, conversationId, userTabId });
+    if (!skill) return kept(draftFromRun({ instruction: run.instruction, steps: run.steps, conversationId, userTabId }));
     const split = splitCommand(run.instruction);
     const parsed = split ? parseArgs(skill.name, split.rest, skill.params) : undefined;
     const args = parsed?.ok ? parsed.args : {};
-    return draftFromRun({
-      instruction: fillInstruction(skill, args),
-      steps: run.steps,
-      conversationId,
-      userTabId,
-      knownParams: skill.params.map((p) => ({ name: p.name, example: Object.prototype.hasOwnProperty.call(args, p.name) ? args[p.name]! : p.example })),
-      name: skill.name,
-      description: skill.description,
-      replaces: skill.id,
-    });
+    return kept(
+      draftFromRun({
+        instruction: fillInstruction(skill, args),
+        steps: run.steps,
+        conversationId,
+        userTabId,
+        knownParams: skill.params.map((p) => ({ name: p.name, example: Object.prototype.hasOwnProperty.call(args, p.name) ? args[p.name]! : p.example })),
+        name: skill.name,
+        description: skill.description,
+        replaces: skill.id,
+      }),
+    );
   }
 
   async function save(input: SkillDraft): Promise<Skill> {
@@ -227,8 +228,8 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
     service: {
       async propose(conversationId, proposal) {
         const run = lastRun(withoutProposals(await ctx.conversations.messages(conversationId)));
-        if (!run || !run.steps.length) throw new SaidError('skills.replay.errors.noRun');
-        const draft = draftFromRun({
+        if (!run) throw new SaidError('skills.replay.errors.noRun');
+        const draft = kept(draftFromRun({
           instruction: run.instruction,
           steps: run.steps,
           conversationId,
@@ -236,7 +237,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
           name: slug(proposal.name),
           description: proposal.description,
           proposedParams: proposal.params,
-        });
+        }));
         ctx.broadcast({ type: 'skills-proposal', conversationId, draft });
         return draft;
       },
@@ -245,6 +246,12 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
       runs.clear();
     },
   };
+}
+
+/** A draft with a step to keep (only calls that succeeded are kept), or the error that there is none. */
+function kept(draft: SkillDraft): SkillDraft {
+  if (!draft.steps.length) throw new SaidError('skills.replay.errors.noRun');
+  return draft;
 }
 
 /** The messages without `save_skill`'s own calls: proposing a skill is no step of it. */
@@ -259,8 +266,9 @@ function withoutProposals(messages: StoredMessage[]): StoredMessage[] {
 /** A name `/name` can call, from what the model proposed ("Weekly Report!" → "weekly-report"). */
 export function slug(name: string): string {
   const cut = String(name ?? '')
-    .toLowerCase()
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, SKILL_NAME_MAX)

@@ -261,3 +261,22 @@ describe('lastRun', () => {
     expect(lastRun([])).toBeUndefined();
   });
 });
+
+describe('values from results and from the user', () => {
+  it('makes a file the user named a parameter, a file a result listed a $from, and a listed reference an $element', () => {
+    const steps: RunStepRecord[] = [
+      { tool: 'list_files', input: {}, result: { ok: true, output: { files: ['prices.csv', 'orders-2026.csv'] } } },
+      { tool: 'read_file', input: { path: 'prices.csv' }, result: { ok: true, output: { text: 'a,b' } } },
+      { tool: 'read_file', input: { path: 'orders-2026.csv' }, result: { ok: true, output: { text: 'c,d' } } },
+      { tool: 'page3_list_products', input: {}, result: { ok: true, output: { products: [{ title: 'Tea', ref: 'p-17' }, { title: 'Rice', ref: 'p-18' }] } }, origin: 'https://shop.example' },
+      { tool: 'page3_add_to_cart', input: { product: 'p-18' }, result: { ok: true, output: { cart: 1 } }, origin: 'https://shop.example' },
+    ];
+    const draft = draftFromRun({ instruction: 'Read the file prices.csv and the orders, then add rice to the cart', steps, conversationId: 'c', userTabId: 3 });
+    expect(draft.steps[1]!.input).toEqual({ path: '{file}' });
+    expect(draft.params).toEqual([{ name: 'file', example: 'prices.csv' }]);
+    expect(draft.steps[2]!.input).toEqual({ path: { $from: { step: 0, path: ['files', 1] } } });
+    expect(draft.steps[3]).toMatchObject({ tool: 'page*_list_products', tab: { $tab: { user: true } } });
+    expect(draft.steps[4]!.input).toMatchObject({ product: { $element: { step: 3, line: '{}| "ref": "\u0000"', anchor: ['before', 0] } } });
+    expect(draft.steps[4]!.summary).toBe('page*_add_to_cart — "ref" of the item with "title": "Rice"');
+  });
+});

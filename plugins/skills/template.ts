@@ -153,7 +153,7 @@ interface Context {
   /** Parameters by example (known and proposed first). */
   byValue: Map<string, string>;
   taken: Set<string>;
-  /** Make a parameter of a whole argument found in the instruction (pass 1). */
+  /** Make a parameter of a whole argument found in the instruction. */
   auto: boolean;
 }
 
@@ -173,17 +173,18 @@ function convert(value: unknown, key: string | undefined, step: number, ctx: Con
     if (known) return `{${known}}`;
     for (let earlier = step - 1; earlier >= 0; earlier--) {
       const locator = captureLocator(ctx.texts[earlier]!, value, earlier);
-      if (locator && (!locator.$element.line.startsWith('{}| ') || listedReference(ctx.outputs[earlier], value, key))) return locator;
+      if (locator && (!locator.$element.line.startsWith('{}| ') || listedReference(ctx.outputs[earlier], value, ctx.instruction))) return locator;
     }
-    if (idLike(value, key)) {
-      const from = fromSource(value, ctx.outputs.slice(0, step));
-      if (from) return { $from: from };
-    }
+    // The user's words before a value a result gave: what they asked for is what they would change.
     if (ctx.auto && value.length >= 3 && value.length <= 500 && ctx.instruction.includes(value)) {
       const name = nameFor(ctx.instruction, value, key, ctx.taken);
       ctx.taken.add(name);
       ctx.byValue.set(value, name);
       return `{${name}}`;
+    }
+    if (idLike(value, key)) {
+      const from = fromSource(value, ctx.outputs.slice(0, step));
+      if (from) return { $from: from };
     }
     return escapeBraces(value);
   }
@@ -196,14 +197,16 @@ function convert(value: unknown, key: string | undefined, step: number, ctx: Con
 }
 
 /**
- * Whether a JSON result's string is an element reference to find by its context: an id-like
- * value in a list (items move); one at a fixed place is a `$from` instead.
+ * Whether a JSON result's string is an element reference to find by its context: a value under
+ * a reference-like key (`ref`, `id`, `handle`…) of an item in a list (items move; a value at a
+ * fixed place is a `$from` instead), which the user did not type.
  */
-function listedReference(output: unknown, value: string, key: string | undefined): boolean {
+function listedReference(output: unknown, value: string, instruction: string): boolean {
+  if (instruction.includes(value)) return false;
   const path = findPath(output, value, () => true);
   if (!path || !path.some((part) => typeof part === 'number')) return false;
   const leafKey = path[path.length - 1];
-  return idLike(value, typeof leafKey === 'string' ? leafKey : key) || /ref/i.test(String(leafKey ?? key ?? ''));
+  return typeof leafKey === 'string' && /(ref|id|handle|token|key)$/i.test(leafKey);
 }
 
 /** Every param's value inside longer strings made `{name}` (longest values first; ≥ 3 characters). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
+import { AgentRunner, type AgentDeps, type AgentEvents, type RunDriver } from '@/core/agent/runner';
+import type { ModelClient, ModelEvent } from '@/core/agent/provider';
 import { StepTimer } from '@/core/agent/step-timing';
 import { createOpenAICompatibleClient } from '@/core/agent/provider';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
@@ -22,7 +23,7 @@ afterAll(() => server.close());
 let dbCount = 0;
 
 /** A runner wired like the background's, against the scripted server, with a recording event sink. */
-function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string; maxSteps?: number; baseUrl?: string } = {}) {
+function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl, claim }: { apiKey?: string; maxSteps?: number; baseUrl?: string; claim?: AgentDeps['claim'] } = {}) {
   const ended: Array<{ id: string; running: boolean; status?: string }> = [];
   const store = new ConversationStore(openDb(`test-loop-${++dbCount}`));
   const registry = new ToolRegistry(interpretedValidators);
@@ -71,6 +72,7 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl }: { apiKey?: string
     observe: () => timer.observe(),
     // What a run-end listener sees: the run gone, its final status written.
     afterRun: (id) => ended.push({ id, running: runner.isRunning(id), status: events.filter((e) => e.type === 'conversation').at(-1)?.status as string }),
+    claim,
   });
   return { store, registry, runner, events, ended, get timings() { return timer.recent(); }, seenAtToolStart };
 }
@@ -255,5 +257,73 @@ describe('AgentRunner', () => {
     expect(sent.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_lost' });
     expect(sent.at(-1).content).toMatch(/did not run/);
     expect((await ctx.store.get(conversation.id))?.status).toBe('idle');
+  });
+
+  describe('a run a plugin drives (RunDriver)', () => {
+    const by = { key: 'chatMessage.stopped' as const, params: { by: 'test' } };
+    /** A driver that calls get_weather once, then answers, then hands over to the real client. */
+    function driver(seen: { real?: ModelClient; error?: unknown }): RunDriver {
+      return {
+        client(real, realError) {
+          seen.real = real;
+          seen.error = realError;
+          let step = 0;
+          return {
+            config: real?.config ?? { baseUrl: '', model: '' },
+            async *stream(request): AsyncGenerator<ModelEvent> {
+              await request.beforeSend;
+              step++;
+              if (step === 1) {
+                yield { type: 'tool-call', id: 'replay-1', name: 'get_weather', input: { city: 'Oslo' } };
+                yield { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 0, outputTokens: 0 }, by };
+              } else if (step === 2) {
+                yield { type: 'text', text: 'Replayed 1 step.' };
+                yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 }, by };
+              } else if (real) {
+                yield* real.stream(request);
+              }
+            },
+          };
+        },
+      };
+    }
+
+    it('a claimed message runs through the same registry and transcript, without a model request, marked by the driver', async () => {
+      const seen: { real?: ModelClient; error?: unknown } = {};
+      const claimed: string[] = [];
+      const ctx = setup({ claim: async (_id, text) => (claimed.push(text), text.startsWith('/weather') ? driver(seen) : undefined) });
+      const { conversation, messages } = await run(ctx, '/weather');
+      expect(claimed).toEqual(['/weather']);
+      expect(server.requests).toHaveLength(0);
+      expect(seen.real?.config.model).toBe('scripted-model');
+      expect(conversation.status).toBe('idle');
+      const answers = messages.filter((m): m is AssistantMessage => m.role === 'assistant');
+      expect(answers.map((a) => a.by)).toEqual([by, by]);
+      expect(answers.map((a) => a.usage)).toEqual([{ inputTokens: 0, outputTokens: 0 }, { inputTokens: 0, outputTokens: 0 }]);
+      expect((messages.find((m) => m.role === 'tool') as ToolMessage).result).toMatchObject({ ok: true, output: { city: 'Oslo', sky: 'clear' } });
+      // A message no one claims goes to the model, as always.
+      server.queue([{ text: 'Hello.' }]);
+      const plain = await run(ctx, 'hello');
+      expect(server.requests).toHaveLength(1);
+      expect((plain.messages.at(-1) as AssistantMessage).by).toBeUndefined();
+    });
+
+    it('a driver runs without a provider (it gets why there is none); a claim that throws counts as none', async () => {
+      const seen: { real?: ModelClient; error?: unknown } = {};
+      const ctx = setup({ baseUrl: 'not a url', claim: async (_id, text) => (text === '/boom' ? Promise.reject(new Error('bad claim')) : driver(seen)) });
+      (ctx.runner as unknown as { deps: AgentDeps }).deps.getClient = async () => {
+        throw new Error('No provider is set up.');
+      };
+      const { conversation } = await run(ctx, '/weather');
+      expect(seen.real).toBeUndefined();
+      expect(seen.error).toMatchObject({ message: expect.stringMatching(/No provider/) });
+      expect(conversation.status).toBe('idle');
+      const warn = console.warn;
+      console.warn = () => undefined;
+      const failed = await run(ctx, '/boom');
+      console.warn = warn;
+      // Unclaimed, it needs the model, and there is none: the run says so.
+      expect(failed.conversation.status).toBe('error');
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { fakeBrowser } from 'wxt/testing';
-import { COMMANDS, handleCommand } from '@/core/background/commands';
+import { COMMANDS, handleCommand, showConversation } from '@/core/background/commands';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 
 /**
@@ -57,5 +57,35 @@ describe('keyboard commands', () => {
     await handleCommand('_execute_action', { windowId: 3 });
     expect(opened).toEqual([]);
     expect(await activeConversationId.getValue()).toBe('c1');
+  });
+
+  describe('showing a conversation (a notification\'s click)', () => {
+    async function tabsOpened(run: () => Promise<void>): Promise<string[]> {
+      const urls: string[] = [];
+      const create = vi.spyOn(fakeBrowser.tabs, 'create').mockImplementation(async (props) => (urls.push(String(props.url)), { id: 1 } as never));
+      await run();
+      create.mockRestore();
+      return urls;
+    }
+
+    it('Firefox: the sidebar opens on it and no tab is made', async () => {
+      asFirefox();
+      const urls = await tabsOpened(() => showConversation('c9'));
+      expect(opened).toEqual(['firefox']);
+      expect(urls).toEqual([]);
+      expect(await activeConversationId.getValue()).toBe('c9');
+      expect((await sidebarRequest.getValue())?.conversationId).toBe('c9');
+    });
+
+    it('where the sidebar may not open now (no gesture; Chrome without a window), the sidebar page opens in a tab on it', async () => {
+      fake.sidebarAction = { open: async () => Promise.reject(new Error('sidebarAction.open may only be called from a user input handler')) };
+      expect(await tabsOpened(() => showConversation('c1'))).toEqual([expect.stringMatching(/\/sidepanel\.html$/)]);
+      asChrome();
+      expect(await tabsOpened(() => showConversation('c2'))).toEqual([expect.stringMatching(/\/sidepanel\.html$/)]);
+      expect((await sidebarRequest.getValue())?.conversationId).toBe('c2');
+      // With the window the click came from, Chrome's side panel opens there instead.
+      expect(await tabsOpened(() => showConversation('c3', 4))).toEqual([]);
+      expect(opened).toEqual([4]);
+    });
   });
 });

@@ -81,11 +81,11 @@ describe('the conversation archive', () => {
     expect(() => parseArchive('['.repeat(200_000))).toThrow(ImportError);
   });
 
-  it('cleans what it takes: running → interrupted, no "act without asking", messages carry their conversation, unknown fields dropped', () => {
+  it('cleans what it takes: running → interrupted, no "act without asking" and nothing granted ahead, messages carry their conversation, unknown fields dropped', () => {
     const archive = parseArchive(JSON.stringify({
       format: ARCHIVE_FORMAT, version: 1, exportedAt: 'x',
       conversations: [{
-        conversation: { id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'running', actWithoutAsking: true, evil: 1 },
+        conversation: { id: 'c', title: 't', createdAt: 1, updatedAt: 1, status: 'running', actWithoutAsking: true, grantedAhead: [{ tool: 'click', site: 'https://shop.example' }], evil: 1 },
         messages: [{ id: 'm', conversationId: 'other', seq: 0, createdAt: 1, role: 'user', text: 'hi' }],
       }],
     }));

@@ -12,6 +12,7 @@ import { defineSetting } from '@/core/storage/setting';
 import v1 from '@/tests/fixtures/migrations/db-v1.json';
 import v3 from '@/tests/fixtures/migrations/db-v3.json';
 import v4 from '@/tests/fixtures/migrations/db-v4.json';
+import v5 from '@/tests/fixtures/migrations/db-v5.json';
 
 /** Writes the fixture with the schema of version `version` (the steps up to it), then closes. */
 async function writeOld(name: string, version: number, data: typeof v1): Promise<void> {
@@ -103,6 +104,67 @@ describe('IndexedDB migrations', () => {
     // Traces are found by conversation, so deleting a conversation deletes its traces.
     await db.traces.put({ messageId: 'm4', conversationId: 'c1', at: 1, attempts: 1, request: { method: 'POST', url: 'https://api.example/v1/chat/completions', headers: {}, body: '{}' } });
     expect(await db.traces.where('conversationId').equals('c1').count()).toBe(1);
+    db.close();
+  });
+
+  it('v5 → v6: plugins get collections (pluginRecords), empty; everything else loads as it was', async () => {
+    const name = `migrate-v5-${Math.random()}`;
+    const old = new Dexie(name);
+    applyDbVersions(old, DB_STEPS.filter((s) => s.version <= 5));
+    for (const table of ['conversations', 'messages', 'secrets', 'pluginData', 'permissions', 'traces'] as const) await old.table(table).bulkAdd(v5[table]);
+    old.close();
+    const db = openDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    expect(await db.pluginRecords.count()).toBe(0);
+    expect(await db.conversations.toArray()).toEqual(v5.conversations);
+    expect(await db.messages.orderBy('[conversationId+seq]').toArray()).toEqual(v5.messages);
+    expect(await db.pluginData.toArray()).toEqual(v5.pluginData);
+    expect(await db.permissions.toArray()).toEqual(v5.permissions);
+    expect(await db.secrets.toArray()).toEqual(v5.secrets);
+    expect(await db.traces.toArray()).toEqual(v5.traces);
+    db.close();
+  });
+
+  it('a plugin collection checks each record, migrates old formats on read, and keeps plugins apart', async () => {
+    const db = openDb(`collection-${Math.random()}`);
+    const schema = z.object({ name: z.string(), steps: z.number() });
+    const v1 = pluginStorage(db, 'skills').collection('skills', { schema });
+    await v1.put('a', { name: 'add-todo', steps: 3 });
+    await expect(v1.put('bad', { name: 3 } as never)).rejects.toThrow(/not a valid skills record/);
+    // Another plugin's collection of the same name is its own.
+    const other = pluginStorage(db, 'other').collection('skills', { schema });
+    await other.put('a', { name: 'theirs', steps: 1 });
+    expect(await v1.list()).toEqual([{ name: 'add-todo', steps: 3 }]);
+    // A record that no longer fits is left out (with a message), the others still read.
+    await db.pluginRecords.put({ pluginId: 'skills', collection: 'skills', id: 'broken', version: 1, value: { name: 7 }, updatedAt: 0 });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    expect(await v1.list()).toEqual([{ name: 'add-todo', steps: 3 }]);
+    expect(await v1.get('broken')).toBeUndefined();
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/skills: the record skills\/broken cannot be read/);
+    warn.mockRestore();
+    // Format 2 reads format-1 records through `migrate` and writes them back migrated.
+    const schema2 = z.object({ name: z.string(), steps: z.array(z.string()) });
+    const v2 = pluginStorage(db, 'skills').collection('skills', {
+      schema: schema2,
+      version: 2,
+      migrate: (old, from) => {
+        if (from !== 1) throw new Error(`no way from ${from}`);
+        const { name, steps } = old as { name: string; steps: number };
+        return { name, steps: Array.from({ length: steps }, (_, i) => `step ${i + 1}`) };
+      },
+    });
+    expect(await v2.get('a')).toEqual({ name: 'add-todo', steps: ['step 1', 'step 2', 'step 3'] });
+    expect(await db.pluginRecords.get(['skills', 'skills', 'a'])).toMatchObject({ version: 2 });
+    // A record from a newer format than this code reads is left out, not guessed at.
+    await db.pluginRecords.put({ pluginId: 'skills', collection: 'skills', id: 'future', version: 3, value: {}, updatedAt: 0 });
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    expect(await v2.get('future')).toBeUndefined();
+    vi.restoreAllMocks();
+    await v2.delete('a');
+    await v2.clear();
+    expect(await v2.list()).toEqual([]);
+    expect(await other.list()).toEqual([{ name: 'theirs', steps: 1 }]);
     db.close();
   });
 

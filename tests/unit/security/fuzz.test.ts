@@ -58,9 +58,10 @@ const HANG_MS = 3000;
 const CANARY = 'CANARY-outside-the-workspace-7f3a';
 /** What a service on this computer answers under a public name (DNS rebinding): never shown to the model. */
 const REBOUND = 'REBOUND-router-admin-page-51c2';
-/** The tools that cannot succeed in a unit test: they need a page or a model. */
+/** The tools that cannot succeed in a unit test: they need a page, a model or a run. */
 // The page actions need a real tab with a page in it (the e2e tests drive them in both browsers).
-const CANNOT_WORK_HERE = ['get_tab_content', 'agent', 'read_page', 'click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'wait_for', 'screenshot'];
+// save_skill needs a conversation whose run made tool calls (plugins/skills/service.test.ts has them).
+const CANNOT_WORK_HERE = ['get_tab_content', 'agent', 'read_page', 'click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'wait_for', 'screenshot', 'save_skill'];
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed. */
 function prng(seed: number): () => number {
