@@ -208,12 +208,15 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
     return { conversationId: conversation.id };
   }
 
+  const scheduler = startScheduler(ctx, store);
   ctx.handle('skills/list', () => list());
   ctx.handle('skills/draft', ({ conversationId }) => draft(conversationId));
   ctx.handle('skills/save', ({ draft: input }) => save(input));
   ctx.handle('skills/delete', async ({ id }) => {
     await collection.delete(id);
     changed();
+    // Its alarm goes with it.
+    void scheduler.sync();
   });
   ctx.handle('skills/export', ({ ids }) => exportFile(ids));
   ctx.handle('skills/import', ({ file }) => importFile(file));
@@ -223,8 +226,6 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
   ctx.conversations.onDeleted((conversationId) => void runs.delete(conversationId));
   // The core empties the collection itself.
   ctx.onDeleteAll(() => runs.clear());
-  const scheduler = startScheduler(ctx, store);
-
   return {
     store,
     service: {
