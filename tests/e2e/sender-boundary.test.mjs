@@ -41,13 +41,16 @@ async function handledMessages() {
   const registrars = path.join(ROOT, 'core/background/registrars');
   const files = (await readdir(registrars)).filter((name) => name.endsWith('.ts')).map((name) => path.join(registrars, name));
   assert.ok(files.length > 0, 'the core registrars are where this test looks');
+  // Every source file of every plugin (its handlers may live in its service, not its index).
   for (const dir of await readdir(path.join(ROOT, 'plugins'), { withFileTypes: true })) {
-    if (dir.isDirectory()) files.push(path.join(ROOT, 'plugins', dir.name, 'index.ts'));
+    if (!dir.isDirectory()) continue;
+    const folder = path.join(ROOT, 'plugins', dir.name);
+    for (const name of await readdir(folder)) if (name.endsWith('.ts') && !name.endsWith('.test.ts')) files.push(path.join(folder, name));
   }
   const names = new Set();
   for (const file of files) {
     const text = await readFile(file, 'utf8').catch(() => '');
-    for (const m of text.matchAll(/\bhandle\('([A-Za-z]+)'/g)) names.add(m[1]);
+    for (const m of text.matchAll(/\bhandle\('([A-Za-z/-]+)'/g)) names.add(m[1]);
   }
   return names;
 }
@@ -126,6 +129,18 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['searchConversations', { query: 'Delete' }],
     ['getTrace', { messageId: 'x' }],
     ['getTasks', { conversationId }],
+    // Skills: a planted skill would run steps as the user's; a schedule would run them unattended.
+    ['skills/list', undefined],
+    ['skills/draft', { conversationId }],
+    ['skills/save', { draft: { name: 'planted', description: 'x', instruction: 'x', params: [], steps: [{ tool: 'opfs_delete', input: { path: 'notes.txt' }, summary: 'x' }], literals: [], fromConversation: conversationId } }],
+    ['skills/import', { file: { format: 'sidequest-skills', version: 1, skills: [{ id: 'p', name: 'planted', description: 'x', instruction: 'x', params: [], steps: [{ tool: 'opfs_delete', input: { path: 'notes.txt' } }], createdAt: 1, updatedAt: 1 }] } }],
+    ['skills/run', { id: 'planted', args: {} }],
+    ['skills/uses', { id: 'planted' }],
+    ['skills/schedule', { id: 'planted', schedule: { when: { kind: 'hours', every: 1 }, timeZone: 'UTC', args: {}, grants: [{ tool: 'opfs_delete', site: '' }] } }],
+    ['skills/export', {}],
+    ['skills/runInfo', { conversationId }],
+    ['skills/seen', { conversationId }],
+    ['skills/delete', { id: 'planted' }],
     ['importConversations', { text: archive }],
     ['exportConversations', {}],
     ['deleteConversation', { id: conversationId }],
@@ -182,6 +197,7 @@ async function readState(page) {
       plugins: (await ask('listPlugins')).map((p) => `${p.id}:${p.enabled}`),
       sites: await ask('listSitePermissions'),
       search: await ask('getSearchSettings'),
+      skills: await ask('skills/list'),
       conversations: conversations.map((c) => ({ id: c.id, title: c.title, actWithoutAsking: Boolean(c.actWithoutAsking) })),
       workspaceFile: notes,
     };
