@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'wxt/browser';
 import type { UiEvent } from '@/core/messaging/protocol';
 import { isUntrusted } from '@/core/registry/untrusted';
+import { noConversationRuns } from '@/tests/unit/helpers/plugin-context';
 import { Control, MAX_TRACKED_TABS, USER_HAD_TAB_NOTE, type ControlBrowser } from './control';
 import { BAR_PORT, type PageRequest } from './protocol';
 
@@ -51,14 +52,7 @@ function harness() {
           for (const l of runEnd) l(id);
           return true;
         },
-        claim: () => undefined,
-        create: async () => {
-          throw new Error('No conversations in this test.');
-        },
-        send: async () => undefined,
-        messages: async () => [],
-        get: async () => undefined,
-        settled: async () => undefined,
+        ...noConversationRuns(),
       },
     },
     callPage as never,

@@ -13,6 +13,7 @@ import type { SidequestDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { builtinPlugins } from '@/plugins';
 import { withMove } from '@/tests/unit/helpers/opfs';
+import { noConversationRuns } from '@/tests/unit/helpers/plugin-context';
 
 export interface RealPluginsOptions {
   /** Where the plugins' storage lives (fake-indexeddb). */
@@ -73,14 +74,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
         tabsInPlay: async () => new Set<number>(),
         onRunEnd: () => undefined,
         stop: () => false,
-        claim: () => undefined,
-        create: async () => {
-          throw new Error('No conversations in this test.');
-        },
-        send: async () => undefined,
-        messages: async () => [],
-        get: async () => undefined,
-        settled: async () => undefined,
+        ...noConversationRuns(),
       },
       approvals: { onAsk: () => undefined },
       showConversation: async () => undefined,
