@@ -62,6 +62,16 @@ function refOf(outline, role, name) {
 const systemText = (req) => req.messages.filter((m) => m.role === 'system').map((m) => contentText(m)).join('\n');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Reads `read` until `ok` holds of it or `timeout` ms pass; returns the last reading. */
+async function eventually(read, ok, timeout) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await sleep(250);
+  }
+}
+
 /** The items the page lists. */
 const items = (page) => page.evaluate(() => [...document.querySelectorAll('#list li')].map((li) => li.textContent));
 async function waitForItem(page, text, timeout = 20_000) {
@@ -288,12 +298,14 @@ for (const browserName of selectedBrowsers()) {
 
       // The run starts in a conversation named after the skill; its first acting step waits.
       await sidebar.waitForText(/add-todo — /, { timeout: Math.max(30_000, at - Date.now() + 45_000), within: 'body' });
-      const notifications =
+      // The conversation shows before its first step asks, and the notification follows the ask.
+      const notified = () =>
         browserName === 'firefox'
-          ? await options.evaluate(async () => [...(await globalThis.browser.runtime.getBackgroundPage()).__notified])
-          : Object.keys(await options.evaluate(async () => globalThis.chrome.notifications.getAll()));
+          ? options.evaluate(async () => [...(await globalThis.browser.runtime.getBackgroundPage()).__notified])
+          : options.evaluate(async () => Object.keys(await globalThis.chrome.notifications.getAll()));
+      const notifications = await eventually(notified, (ids) => ids.some((id) => id.startsWith('skills-ask:')), 30_000);
       assert.ok(notifications.some((id) => id.startsWith('skills-ask:')), `a notification: ${JSON.stringify(notifications)}`);
-      assert.match(String(await badgeText(options)), /^[1-9]/, 'the badge counts what waits');
+      assert.match(String(await eventually(() => badgeText(options), (text) => /^[1-9]/.test(String(text)), 10_000)), /^[1-9]/, 'the badge counts what waits');
       assert.equal(adds().length, addsBefore, 'nothing was typed or clicked before a yes');
       await sidebar.click('button', 'Open');
       for (let answered = 0; ; answered++) {
