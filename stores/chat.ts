@@ -8,13 +8,16 @@ import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 import { subscribe } from '@/core/ui/events';
 import { toolCard } from '@/core/ui/plugins';
+import { useConversationPages } from './conversation-pages';
 
 /**
  * The sidebar's view of conversations. The background owns the data (IndexedDB) and runs the
  * agent; this store mirrors it from request replies and the live event stream.
  */
 export const useChatStore = defineStore('chat', () => {
-  const conversations = ref<Conversation[]>([]);
+  /** The list, a page at a time (`conversation-pages.ts`): `conversations` is the head read so far. */
+  const pages = useConversationPages((request) => sendMessage('listConversationPage', request));
+  const conversations = pages.loaded;
   const activeId = ref<string | null>(null);
   /**
    * User and assistant messages in order. A shallow ref replaced on each change, with message
@@ -27,7 +30,7 @@ export const useChatStore = defineStore('chat', () => {
   /** A failure of a request the page itself made (the background's run errors live on the conversation). */
   const requestError = ref<string | null>(null);
 
-  const active = computed(() => conversations.value.find((c) => c.id === activeId.value) ?? null);
+  const active = computed(() => pages.find(activeId.value) ?? null);
   /** Whether the open conversation's agent is working: its status is the one source. */
   const running = computed(() => active.value?.status === 'running');
   /** Tool results by tool call id; reactive per key, so a result re-renders only its own card. */
@@ -75,10 +78,10 @@ export const useChatStore = defineStore('chat', () => {
 
   /** Reloads everything from the background (at start and after a reconnect). */
   async function refresh(): Promise<void> {
-    conversations.value = await sendMessage('listConversations');
+    await pages.refresh();
+    // Opened even when it is not on the first page (getConversation says if it is gone).
     const stored = await activeConversationId.getValue();
-    const id = stored && conversations.value.some((c) => c.id === stored) ? stored : null;
-    await open(id, { persist: false });
+    await open(stored ?? null, { persist: false });
   }
 
   async function open(id: string | null, { persist = true } = {}): Promise<void> {
@@ -147,7 +150,7 @@ export const useChatStore = defineStore('chat', () => {
 
   /** Shows the run as started at once; the background's `conversation` event confirms it. */
   function markRunning(id: string): void {
-    const conversation = conversations.value.find((c) => c.id === id);
+    const conversation = pages.find(id);
     if (conversation) upsertConversation({ ...conversation, status: 'running', error: undefined });
   }
 
@@ -176,14 +179,11 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function upsertConversation(conversation: Conversation): void {
-    const list = conversations.value.filter((c) => c.id !== conversation.id);
-    list.push(conversation);
-    list.sort((a, b) => b.updatedAt - a.updatedAt);
-    conversations.value = list;
+    pages.upsert(conversation);
   }
 
   function dropConversation(id: string): void {
-    conversations.value = conversations.value.filter((c) => c.id !== id);
+    pages.drop(id);
     if (activeId.value === id) void open(null);
   }
 
@@ -248,8 +248,8 @@ export const useChatStore = defineStore('chat', () => {
     messages.value = list;
   }
 
-  /** Ids of conversations whose title or text contains the query (the background searches). */
-  function search(query: string): Promise<string[]> {
+  /** Conversations whose title or text holds the query's words (the background's index). */
+  function search(query: string): Promise<Conversation[]> {
     return sendMessage('searchConversations', { query });
   }
 
@@ -303,6 +303,10 @@ export const useChatStore = defineStore('chat', () => {
 
   return {
     conversations,
+    conversationTotal: pages.total,
+    moreConversations: pages.more,
+    loadMoreConversations: pages.loadMore,
+    ensureConversations: pages.ensure,
     activeId,
     active,
     messages,

@@ -1,5 +1,6 @@
 import type { ConversationStore } from '@/core/storage/conversations';
 import type { Conversation, SidequestDb } from '@/core/storage/db';
+import { rowsFor } from '@/core/storage/search-index';
 import { ImportError, makeArchive, type Archive, type ArchiveEntry } from './archive';
 
 /** The archive of one conversation, or of all of them (most recent first). */
@@ -23,7 +24,7 @@ export interface ImportOutcome {
  * another conversation here already uses refuses the whole file.
  */
 export async function importArchive(db: SidequestDb, archive: Archive): Promise<ImportOutcome> {
-  return db.transaction('rw', db.conversations, db.messages, async () => {
+  return db.transaction('rw', [db.conversations, db.messages, db.searchIndex], async () => {
     const ids = archive.conversations.map((e) => e.conversation.id);
     const existing = new Set((await db.conversations.bulkGet(ids)).flatMap((c) => (c ? [c.id] : [])));
     const fresh = archive.conversations.filter((e) => !existing.has(e.conversation.id));
@@ -34,6 +35,8 @@ export async function importArchive(db: SidequestDb, archive: Archive): Promise<
     }
     await db.conversations.bulkAdd(fresh.map((e) => e.conversation));
     await db.messages.bulkAdd(messages);
+    // Searchable at once: the index's rows go in with the conversations, all or nothing.
+    await db.searchIndex.bulkPut(fresh.flatMap((e) => rowsFor(e.conversation, e.messages)));
     return { added: fresh.map((e) => e.conversation), skipped: existing.size };
   });
 }

@@ -8,6 +8,7 @@ import type { Archive } from '@/core/data/archive';
 import type { SettingsFile } from '@/core/data/settings-file';
 import type { SettingsImportPreview } from '@/core/data/settings-import';
 import type { StepTrace } from '@/core/data/trace';
+import type { ListPage, ListPageRequest } from '@/core/storage/conversations';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
 
@@ -55,6 +56,8 @@ export interface ConversationView {
  */
 export interface ProtocolMap extends BenchProtocolMap {
   listConversations(): Conversation[];
+  /** A page of the list, most recent first (`ConversationStore.listPage`). */
+  listConversationPage(data: ListPageRequest): ListPage;
   getConversation(data: { id: string }): ConversationView | null;
   createConversation(): Conversation;
   renameConversation(data: { id: string; title: string }): Conversation;
@@ -109,7 +112,8 @@ export interface ProtocolMap extends BenchProtocolMap {
   /** Drops the pending preview (Cancel): nothing is written. */
   cancelSettingsImport(data: { token: string }): void;
   /** Ids of conversations whose title or text contains the query (most recent first). */
-  searchConversations(data: { query: string }): string[];
+  /** The conversations whose title or messages hold every word of the query (200 at most), most recent first. */
+  searchConversations(data: { query: string }): Conversation[];
   /** The request and response of the step that produced an answer (keys redacted), if kept. */
   getTrace(data: { messageId: string }): StepTrace | null;
 }

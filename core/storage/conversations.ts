@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import { DEFAULT_TITLE } from './default-title';
+import { SearchIndex, TITLE_PART } from './search-index';
 import type {
   AssistantMessage,
   Conversation,
@@ -9,6 +10,18 @@ import type {
 } from './db';
 
 export { DEFAULT_TITLE };
+
+/** A page of the conversation list: after the last one of the page before, if any. */
+export interface ListPageRequest {
+  after?: { updatedAt: number; id: string };
+  limit: number;
+}
+
+export interface ListPage {
+  conversations: Conversation[];
+  /** How many conversations there are in all. */
+  total: number;
+}
 const MAX_TITLE = 80;
 
 /** A message before the store has given it an id, a place and a time. */
@@ -34,8 +47,12 @@ export function titleFrom(text: string): string {
  */
 export class ConversationStore {
   private readonly nextSeq = new Map<string, number>();
+  /** Titles and message text by word; kept up to date off the hot path (`search-index.ts`). */
+  readonly index: SearchIndex;
 
-  constructor(readonly db: SidequestDb) {}
+  constructor(readonly db: SidequestDb) {
+    this.index = new SearchIndex(db);
+  }
 
   async create(title = DEFAULT_TITLE): Promise<Conversation> {
     const now = Date.now();
@@ -48,12 +65,24 @@ export class ConversationStore {
     };
     await this.db.conversations.add(conversation);
     this.nextSeq.set(conversation.id, 0);
+    this.index.noteConversation(conversation.id, TITLE_PART);
     return conversation;
   }
 
   /** All conversations, most recently active first. */
   async list(): Promise<Conversation[]> {
     return this.db.conversations.orderBy('updatedAt').reverse().toArray();
+  }
+
+  /**
+   * One page of the list, most recently active first: the `limit` conversations after `after`
+   * (the last one of the page before; none: from the top), read with a cursor on
+   * `[updatedAt+id]`, and how many there are in all.
+   */
+  async listPage({ after, limit }: ListPageRequest): Promise<ListPage> {
+    const from = after ? this.db.conversations.where('[updatedAt+id]').below([after.updatedAt, after.id]) : this.db.conversations.orderBy('[updatedAt+id]');
+    const [conversations, total] = await Promise.all([from.reverse().limit(limit).toArray(), this.db.conversations.count()]);
+    return { conversations, total };
   }
 
   get(id: string): Promise<Conversation | undefined> {
@@ -78,6 +107,7 @@ export class ConversationStore {
     const conversation = await this.getOrThrow(id);
     const next = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
     await this.db.conversations.put(next);
+    if (patch.title !== undefined && patch.title !== conversation.title) this.index.noteConversation(id, TITLE_PART);
     return next;
   }
 
@@ -88,24 +118,35 @@ export class ConversationStore {
   }
 
   async delete(id: string): Promise<void> {
-    await this.db.transaction('rw', this.db.conversations, this.db.messages, this.db.traces, async () => {
+    await this.db.transaction('rw', [this.db.conversations, this.db.messages, this.db.traces, this.db.searchIndex], async () => {
       await this.db.messages.where('conversationId').equals(id).delete();
       await this.db.traces.where('conversationId').equals(id).delete();
+      await this.db.searchIndex.where('[conversationId+part]').between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
       await this.db.conversations.delete(id);
     });
     this.nextSeq.delete(id);
+    this.index.forget(id);
   }
 
   /** Forgets what it keeps in memory (after Delete all data). */
   reset(): void {
     this.nextSeq.clear();
+    this.index.reset();
   }
 
   /**
-   * Ids of conversations whose title or message text contains `query` (case-insensitive), most
-   * recent first. Titles are matched first; messages are scanned once, in one read.
+   * Ids of conversations that hold every word of `query` (as word prefixes, case and diacritics
+   * ignored; `search-tokens.ts`) in their title or message text, most recently active first,
+   * from the search index. While the index is still being built after an upgrade, the messages
+   * are scanned instead (`scan`).
    */
   async search(query: string, limit = 200): Promise<string[]> {
+    if (!query.trim()) return [];
+    return (await this.index.search(query, limit)) ?? this.scan(query, limit);
+  }
+
+  /** The search without the index: title or message text containing `query`, one read of every message. */
+  async scan(query: string, limit = 200): Promise<string[]> {
     const needle = query.trim().toLowerCase();
     if (!needle) return [];
     const conversations = await this.list();
@@ -122,6 +163,7 @@ export class ConversationStore {
   async append<M extends StoredMessage>(message: NewMessage<M>): Promise<M> {
     const stored = await this.prepare(message);
     await this.db.messages.add(stored);
+    this.index.noteMessages([stored]);
     return stored;
   }
 
@@ -154,6 +196,8 @@ export class ConversationStore {
       tx.onerror = () => reject(tx.error ?? new Error('The messages could not be saved.'));
       tx.onabort = () => reject(tx.error ?? new Error('Saving the messages was aborted.'));
     });
+    // Indexed for search a moment later, off this path (a set and a timer here).
+    this.index.noteMessages(messages);
   }
 
   private async allocateSeq(conversationId: string): Promise<number> {

@@ -153,6 +153,23 @@ export interface PermissionRecord {
   at: number;
 }
 
+/** A row of the search index (`search-index.ts`): the tokens of a conversation's title (part -1) or of 50 of its messages. */
+export interface SearchRow {
+  conversationId: string;
+  part: number;
+  tokens: string[];
+}
+
+/** The search index's state: whether it is whole (a build after the v7 migration may be under way, `cursor` its place) and its watermark. */
+export interface SearchMeta {
+  key: 'state';
+  built: boolean;
+  /** `[updatedAt, id]` of the last conversation the build indexed (it goes newest first). */
+  cursor?: [number, string];
+  /** Every change saved before this time is in the index. */
+  watermark: number;
+}
+
 export type SidequestDb = Dexie & {
   conversations: EntityTable<Conversation, 'id'>;
   messages: EntityTable<StoredMessage, 'id'>;
@@ -161,6 +178,8 @@ export type SidequestDb = Dexie & {
   permissions: Table<PermissionRecord, [string, string]>;
   traces: EntityTable<StepTrace, 'messageId'>;
   pluginRecords: Table<PluginRecord, [string, string, string]>;
+  searchIndex: Table<SearchRow, [string, number]>;
+  searchMeta: EntityTable<SearchMeta, 'key'>;
 };
 
 /**

@@ -23,8 +23,11 @@ vi.mock('@/core/ui/events', () => ({
 vi.mock('@/core/messaging/protocol', () => ({
   sendMessage: async (type: string, data: any) => {
     switch (type) {
-      case 'listConversations':
-        return background.conversations;
+      case 'listConversationPage': {
+        const sorted = [...background.conversations].sort((a, b) => b.updatedAt - a.updatedAt || (b.id > a.id ? 1 : -1));
+        const from = data.after ? sorted.findIndex((c) => c.updatedAt < data.after.updatedAt || (c.updatedAt === data.after.updatedAt && c.id < data.after.id)) : 0;
+        return { conversations: from < 0 ? [] : sorted.slice(from, from + data.limit), total: sorted.length };
+      }
       case 'getConversation': {
         const conversation = background.conversations.find((c) => c.id === data.id);
         return conversation ? { conversation, messages: background.messages.get(data.id) ?? [], running: false } : null;

@@ -4,8 +4,14 @@ import { disposeAll } from './registrar';
 /** Conversations: the list, one with its messages, create, rename, delete, search. */
 export function registerConversations(ctx: BackgroundContext): () => void {
   const { store, runner, providers, hub, handle } = ctx;
+  // The search index goes on with its build or catches up with what a stopped background left
+  // unindexed; nothing waits for it (search scans until a build is done).
+  ctx.onStartup(() => {
+    setTimeout(() => void store.index.resume().catch((error) => console.warn('The search index could not catch up:', error)), 0);
+  });
   return disposeAll(
     handle('listConversations', () => store.list()),
+    handle('listConversationPage', ({ after, limit }) => store.listPage({ after, limit: Math.min(Math.max(1, limit), 1000) })),
     handle('getConversation', async ({ id }) => {
       const conversation = await store.get(id);
       if (!conversation) return null;
@@ -36,6 +42,9 @@ export function registerConversations(ctx: BackgroundContext): () => void {
       await providers.forget(id);
       hub.broadcast({ type: 'conversation-deleted', id });
     }),
-    handle('searchConversations', ({ query }) => store.search(query)),
+    handle('searchConversations', async ({ query }) => {
+      const found = await store.db.conversations.bulkGet(await store.search(query));
+      return found.filter((c) => c !== undefined);
+    }),
   );
 }

@@ -16,7 +16,9 @@ export function registerData(ctx: BackgroundContext): () => void {
     handle('importConversations', async ({ text }) => {
       const archive = parseArchive(text);
       const { added, skipped } = await importArchive(db, archive);
-      for (const conversation of added) hub.broadcast({ type: 'conversation', conversation });
+      // A large import is one reload of the pages' lists, not one event per conversation.
+      if (added.length > 50) hub.broadcast({ type: 'data-reset', reason: 'imported' });
+      else for (const conversation of added) hub.broadcast({ type: 'conversation', conversation });
       return { added: added.length, skipped };
     }),
     handle('exportSettings', ({ includeKeys }) => exportSettingsFile(db, includeKeys)),
