@@ -13,6 +13,8 @@ import v1 from '@/tests/fixtures/migrations/db-v1.json';
 import v3 from '@/tests/fixtures/migrations/db-v3.json';
 import v4 from '@/tests/fixtures/migrations/db-v4.json';
 import v5 from '@/tests/fixtures/migrations/db-v5.json';
+import v6 from '@/tests/fixtures/migrations/db-v6.json';
+import { ConversationStore } from '@/core/storage/conversations';
 
 /** Writes the fixture with the schema of version `version` (the steps up to it), then closes. */
 async function writeOld(name: string, version: number, data: typeof v1): Promise<void> {
@@ -123,6 +125,35 @@ describe('IndexedDB migrations', () => {
     expect(await db.permissions.toArray()).toEqual(v5.permissions);
     expect(await db.secrets.toArray()).toEqual(v5.secrets);
     expect(await db.traces.toArray()).toEqual(v5.traces);
+    db.close();
+  });
+
+  it('v6 → v7: the search index is added, marked to be built after start; nothing else changes; once built, search finds the old text', async () => {
+    const name = `migrate-v6-${Math.random()}`;
+    const old = new Dexie(name);
+    applyDbVersions(old, DB_STEPS.filter((s) => s.version <= 6));
+    for (const table of ['conversations', 'messages', 'secrets', 'pluginData', 'permissions', 'traces', 'pluginRecords'] as const) await old.table(table).bulkAdd(v6[table]);
+    old.close();
+    const db = openDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    // The upgrade itself writes no rows: the build runs in batches after start.
+    expect(await db.searchIndex.count()).toBe(0);
+    expect(await db.searchMeta.get('state')).toMatchObject({ built: false });
+    expect(await db.conversations.toArray()).toEqual(v6.conversations);
+    expect(await db.messages.orderBy('[conversationId+seq]').toArray()).toEqual(v6.messages);
+    for (const table of ['secrets', 'pluginData', 'permissions', 'traces', 'pluginRecords'] as const) expect(await db.table(table).toArray()).toEqual(v6[table]);
+    // The list's new order: newest first, by [updatedAt+id].
+    expect((await db.conversations.orderBy('[updatedAt+id]').reverse().toArray()).map((c) => c.id)).toEqual(['c2', 'c1']);
+    const store = new ConversationStore(db);
+    // Before the build: search scans, as v6 did.
+    expect(await store.search('station')).toEqual(['c2']);
+    await store.index.resume();
+    expect(await db.searchMeta.get('state')).toMatchObject({ built: true });
+    expect(await store.search('station')).toEqual(['c2']);
+    expect(await store.search('שלום 对话')).toEqual(['c2']);
+    expect(await store.search('cafe')).toEqual(['c2']);
+    expect(await store.search('tabs')).toEqual(['c1']);
     db.close();
   });
 

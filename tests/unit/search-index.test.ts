@@ -1,0 +1,171 @@
+// The conversation search index (core/storage/search-index.ts, search-tokens.ts) and the list read
+// a page at a time (ConversationStore.listPage, stores/conversation-pages.ts): mechanisms, not speed.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { importArchive } from '@/core/data/store';
+import { makeArchive } from '@/core/data/archive';
+import { ConversationStore } from '@/core/storage/conversations';
+import { openDb, type Conversation, type StoredMessage } from '@/core/storage/db';
+import { INDEX_DELAY_MS, PART_SIZE } from '@/core/storage/search-index';
+import { queryTerms, tokenize } from '@/core/storage/search-tokens';
+import { useConversationPages } from '@/stores/conversation-pages';
+
+let n = 0;
+const freshDb = () => openDb(`test-search-${++n}-${Math.random()}`);
+
+afterEach(() => vi.useRealTimers());
+
+describe('search tokens', () => {
+  it('folds case, compatibility forms and diacritics; splits on anything but letters and digits', () => {
+    expect([...tokenize('Ünïcode ZEBRA-needle, Ｆｕｌｌ width; Tiếng Việt đã xong; Straße')]).toEqual([
+      'unicode', 'zebra', 'needle', 'full', 'width', 'tieng', 'viet', 'da', 'xong', 'strasse',
+    ]);
+    // Hebrew points and Armenian letters: the words as written, without the points.
+    expect([...tokenize('שָׁלוֹם עולם')]).toEqual(['שלום', 'עולם']);
+    expect([...tokenize('Բարեւ Աշխարհ')]).toEqual(['բարեւ', 'աշխարհ']);
+  });
+
+  it('indexes Chinese, Japanese and Korean runs as character pairs plus the last character', () => {
+    expect([...tokenize('搜索对话')]).toEqual(['搜索', '索对', '对话', '话']);
+    expect([...tokenize('中')]).toEqual(['中']);
+    expect([...tokenize('한국어 text')]).toEqual(['한국', '국어', '어', 'text']);
+    // A run inside a word of another script is split out.
+    expect([...tokenize('abc中文def')]).toEqual(['abc', '中文', '文', 'def']);
+  });
+
+  it('a query: word prefixes, one-letter words whole, CJK pairs exact, one CJK character a prefix', () => {
+    expect(queryTerms('Hol Ä')).toEqual([{ from: 'hol', to: 'hol\uffff' }, { from: 'a', to: 'a' }]);
+    expect(queryTerms('对话记录')).toEqual([{ from: '对话', to: '对话' }, { from: '话记', to: '话记' }, { from: '记录', to: '记录' }]);
+    expect(queryTerms('话')).toEqual([{ from: '话', to: '话\uffff' }]);
+    expect(queryTerms('  -- ')).toEqual([]);
+  });
+});
+
+async function conversationWith(store: ConversationStore, title: string, texts: string[]): Promise<Conversation> {
+  const c = await store.create(title);
+  for (const text of texts) await store.append({ role: 'user', conversationId: c.id, text });
+  return store.getOrThrow(c.id);
+}
+
+describe('the search index', () => {
+  it('finds titles and message text by word prefix, diacritics and CJK too; updated, renamed and deleted conversations follow', async () => {
+    const store = new ConversationStore(freshDb());
+    const a = await conversationWith(store, 'Holiday plans', ['Flights to Lisbon']);
+    const b = await conversationWith(store, 'Work', ['Café menu for the 搜索对话 team, to go']);
+    expect(await store.search('lis')).toEqual([a.id]);
+    expect(await store.search('CAFE')).toEqual([b.id]);
+    expect(await store.search('对话')).toEqual([b.id]);
+    expect(await store.search('搜索对话')).toEqual([b.id]);
+    expect(await store.search('holiday flights')).toEqual([a.id]);
+    expect(await store.search('holiday menu')).toEqual([]);
+    // A message written again (streamed text that grew) replaces its words.
+    const [m] = (await store.messages(a.id)) as Array<Extract<StoredMessage, { role: 'user' }>>;
+    await store.put({ ...m!, text: 'Trains to Porto' });
+    expect(await store.search('lisbon')).toEqual([]);
+    expect(await store.search('porto')).toEqual([a.id]);
+    // Renamed: the new title's words, not the old one's.
+    await store.rename(b.id, 'Lunch');
+    expect(await store.search('work')).toEqual([]);
+    expect(await store.search('lunch')).toEqual([b.id]);
+    // Most recently active first.
+    await store.update(a.id, {});
+    expect(await store.search('to')).toEqual([a.id, b.id]);
+    // Deleted: its rows go with it.
+    await store.delete(a.id);
+    expect(await store.db.searchIndex.where('[conversationId+part]').between([a.id, -Infinity], [a.id, Infinity]).count()).toBe(0);
+    expect(await store.search('porto')).toEqual([]);
+  });
+
+  it('a save only notes the change: the index is written a moment later in one batch, or at once when searched', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const store = new ConversationStore(freshDb());
+    const c = await store.create('Notes');
+    const messages = await Promise.all(Array.from({ length: PART_SIZE + 2 }, () => store.prepare({ role: 'user', conversationId: c.id, text: 'zebra' })));
+    await store.putMany(messages);
+    // Nothing written yet for the messages: the title row only (from create, after the delay too).
+    expect(await store.db.searchIndex.count()).toBe(0);
+    await vi.advanceTimersByTimeAsync(INDEX_DELAY_MS + 10);
+    await store.index.flush();
+    // The title and two parts of 50 messages.
+    expect((await store.db.searchIndex.toArray()).map((r) => r.part).sort()).toEqual([-1, 0, 1]);
+    expect((await store.db.searchMeta.get('state'))?.watermark).toBeGreaterThan(0);
+  });
+
+  it('a change whose indexing was lost (the background stopped) is caught up at the next start from the watermark', async () => {
+    const db = freshDb();
+    const store = new ConversationStore(db);
+    const c = await conversationWith(store, 'Old', ['before']);
+    await store.index.flush();
+    // A save whose note never becomes a write: the background stops before the batch runs.
+    const lost = await store.prepare({ role: 'user', conversationId: c.id, text: 'quokka' });
+    await db.messages.put(lost);
+    await store.update(c.id, { status: 'interrupted' });
+    // The next start: a new store on the same database.
+    const next = new ConversationStore(db);
+    await next.index.resume();
+    expect(await next.search('quokka')).toEqual([c.id]);
+  });
+
+  it('a database upgraded with conversations is built in batches, newest first, resuming where it stopped; search scans meanwhile', async () => {
+    const db = freshDb();
+    const store = new ConversationStore(db);
+    const made: Conversation[] = [];
+    for (let i = 0; i < 45; i++) made.push(await conversationWith(store, `Chat ${i}`, [i === 3 ? 'platypus here' : 'nothing']));
+    await store.index.flush();
+    // As the v7 migration leaves it: no rows, not built.
+    await db.searchIndex.clear();
+    await db.searchMeta.put({ key: 'state', built: false, watermark: Date.now() });
+    const fresh = new ConversationStore(db);
+    // Not built: the scan answers (today's semantics: a substring).
+    expect(await fresh.search('latypu')).toEqual([made[3]!.id]);
+    await fresh.index.resume();
+    expect((await db.searchMeta.get('state'))?.built).toBe(true);
+    expect(await fresh.search('platypus')).toEqual([made[3]!.id]);
+    expect(new Set((await db.searchIndex.toArray()).map((r) => r.conversationId)).size).toBe(45);
+  });
+
+  it('an archive import indexes what it imports, in the same transaction', async () => {
+    const db = freshDb();
+    const conversation: Conversation = { id: 'imp', title: 'Imported', createdAt: 1, updatedAt: 2, status: 'idle' };
+    const messages: StoredMessage[] = [{ id: 'imp-1', conversationId: 'imp', seq: 0, createdAt: 1, role: 'user', text: 'wombat burrow' }];
+    await importArchive(db, makeArchive([{ conversation, messages }]));
+    expect(await new ConversationStore(db).search('wombat')).toEqual(['imp']);
+  });
+});
+
+describe('the list a page at a time', () => {
+  it('listPage reads newest first after a cursor, ties kept apart by id; the pages hold a contiguous head', async () => {
+    const store = new ConversationStore(freshDb());
+    for (let i = 0; i < 7; i++) await store.db.conversations.add({ id: `c${i}`, title: `C${i}`, createdAt: 0, updatedAt: i < 4 ? 100 : 100 + i, status: 'idle' });
+    const first = await store.listPage({ limit: 3 });
+    expect(first.total).toBe(7);
+    expect(first.conversations.map((c) => c.id)).toEqual(['c6', 'c5', 'c4']);
+    const last = first.conversations.at(-1)!;
+    const second = await store.listPage({ limit: 3, after: { updatedAt: last.updatedAt, id: last.id } });
+    expect(second.conversations.map((c) => c.id)).toEqual(['c3', 'c2', 'c1']);
+
+    const pages = useConversationPages((request) => store.listPage(request));
+    await pages.refresh();
+    expect(pages.loaded.value).toHaveLength(7);
+    const small = useConversationPages((request) => store.listPage({ ...request, limit: Math.min(request.limit, 2) }));
+    await small.refresh();
+    expect(small.loaded.value.map((c) => c.id)).toEqual(['c6', 'c5']);
+    expect(small.more.value).toBe(true);
+    // An old conversation changed elsewhere (below the head) waits aside, still found.
+    small.upsert({ id: 'c0', title: 'Renamed', createdAt: 0, updatedAt: 100, status: 'idle' });
+    expect(small.loaded.value.map((c) => c.id)).toEqual(['c6', 'c5']);
+    expect(small.find('c0')?.title).toBe('Renamed');
+    // A new one goes on top and counts.
+    small.upsert({ id: 'c9', title: 'New', createdAt: Date.now(), updatedAt: Date.now(), status: 'idle' });
+    expect(small.loaded.value[0]!.id).toBe('c9');
+    expect(small.total.value).toBe(8);
+    await small.loadMore(2);
+    await small.loadMore(2);
+    expect(small.loaded.value.map((c) => c.id)).toEqual(['c9', 'c6', 'c5', 'c4', 'c3', 'c2', 'c1']);
+    // The page that brings the one kept aside puts it in its place.
+    await small.loadMore(2);
+    expect(small.loaded.value.map((c) => c.id)).toEqual(['c9', 'c6', 'c5', 'c4', 'c3', 'c2', 'c1', 'c0']);
+    expect(small.loaded.value.at(-1)!.title).toBe('C0');
+    small.drop('c3');
+    expect(small.total.value).toBe(7);
+  });
+});
