@@ -127,7 +127,7 @@ async function importSet(h, dir, name, set) {
   const started = Date.now();
   await options.setInputFile('input[type="file"][aria-label="Import conversations file"]', file);
   // The count as the page writes it (English: 1,000).
-  await options.waitForText(`Imported ${set.conversations.length.toLocaleString('en-US')} conversations`, { timeout: 120_000 });
+  await options.waitForText(`Imported ${set.conversations.length.toLocaleString('en-US')} conversations`, { timeout: 600_000 });
   const ms = Date.now() - started;
   await options.close();
   return ms;

@@ -134,4 +134,27 @@ describe('ChatConversationList', () => {
     await wrapper.findAll('button.open')[1]!.trigger('click');
     expect(wrapper.emitted('open')).toEqual([['c3']]);
   });
+
+  test('a long list renders only the rows in view, each saying its place in the whole; End reads the rest of the list first', async () => {
+    const all = Array.from({ length: 500 }, (_, i) => conversation({ id: `k${i}`, title: `Chat ${i}` }));
+    const loads: number[] = [];
+    const wrapper = mount(ChatConversationList, {
+      props: { conversations: all.slice(0, 50), total: 500, activeId: null, load: async (count: number) => void loads.push(count) },
+      attachTo: document.body,
+    });
+    const items = wrapper.findAll('li');
+    expect(items.length).toBeLessThan(40);
+    expect(items[0]!.attributes('aria-setsize')).toBe('500');
+    expect(items[1]!.attributes('aria-posinset')).toBe('2');
+    // End: the list asks for every conversation up to the last, then focuses it.
+    await wrapper.setProps({ load: async (count: number) => {
+      loads.push(count);
+      await wrapper.setProps({ conversations: all.slice(0, count) });
+    } });
+    await wrapper.findAll('button.open')[0]!.trigger('keydown', { key: 'End' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(loads.at(-1)).toBe(500);
+    expect((document.activeElement as HTMLElement).textContent).toContain('Chat 499');
+    expect(wrapper.findAll('li').length).toBeLessThan(40);
+  });
 });
