@@ -21,7 +21,7 @@
 // it off the page's times.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
@@ -284,18 +284,66 @@ function loadAverage() {
   }
 }
 
+const loadPids = new Set();
+
 /**
  * Starts `n` busy child processes (each spins one core) and returns the function that stops them.
  * They are also killed when this process exits, however it exits.
  */
 function startLoad(n) {
   const children = Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+  for (const child of children) loadPids.add(child.pid);
   const stop = () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     process.off('exit', stop);
   };
   process.on('exit', stop);
   return stop;
+}
+
+const CLOCK_TICK_MS = 10; // Linux's USER_HZ is 100 (`getconf CLK_TCK`)
+
+/**
+ * CPU time so far of this process's descendants (the browsers; not the load's processes, not this
+ * process, which serves the model), by process, from /proc: a figure the machine's load does not
+ * inflate the way it inflates wall-clock latency. Empty where /proc is missing.
+ */
+function browserCpu(exclude) {
+  const procs = new Map();
+  let entries = [];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return new Map();
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      // Chromium rewrites its command line with spaces between the arguments; Firefox's content processes name themselves.
+      const type = /--type=([\w-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'main';
+      procs.set(Number(pid), { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS, name: `${stat.slice(stat.indexOf('(') + 1, close)}:${type}` });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = new Map();
+  const walk = (parent) => {
+    for (const [pid, p] of procs) {
+      if (p.ppid !== parent || exclude.has(pid) || mine.has(pid)) continue;
+      mine.set(pid, p);
+      walk(pid);
+    }
+  };
+  walk(process.pid);
+  return mine;
+}
+
+/** CPU used between two `browserCpu` samples: the total and the busiest processes. */
+function cpuBetween(before, after) {
+  const used = [...after].map(([pid, p]) => ({ name: p.name, ms: p.ms - (before.get(pid)?.ms ?? 0) })).sort((a, b) => b.ms - a.ms);
+  return { total: used.reduce((sum, p) => sum + p.ms, 0), top: used.slice(0, 3) };
 }
 
 const signals = ['SIGINT', 'SIGTERM'];
@@ -335,9 +383,11 @@ async function measure(browserName) {
           b.callbackMs.length = 0;
         });
         const before = cdp && (await metrics());
+        const cpuBefore = browserCpu(loadPids);
         await sendMessage(sidebar, `Stream the long answer (${run + 1}).`);
         await pollPage(sidebar, (marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), `${prefix}${pieces.length - 1}Z`, 900_000);
         const after = cdp && (await metrics());
+        const cpu = cpuBetween(cpuBefore, browserCpu(loadPids));
         await waitForIdle(sidebar, 60_000);
         const written = model.requests.at(-1).chunkWrittenAt;
         const { seen, inDom, arrived, callbackMs, frameGaps } = await sidebar.evaluate(
@@ -366,6 +416,7 @@ async function measure(browserName) {
           callbackMs,
           main: busy && { tasks: busy('TaskDuration'), script: busy('ScriptDuration'), style: busy('RecalcStyleDuration'), layout: busy('LayoutDuration'), of: (after.Timestamp - before.Timestamp) * 1000 },
           load: loadAverage(),
+          cpu,
         });
       }
     } finally {
@@ -413,6 +464,9 @@ async function measure(browserName) {
               `layout ${r.main.layout.toFixed(0)}) of ${r.main.of.toFixed(0)} ms`
             : ''),
       );
+      if (r.cpu.top.length) {
+        console.log(`  CPU time of the browser's processes during the stream: ${r.cpu.total.toFixed(0)} ms (${r.cpu.top.map((p) => `${p.name} ${p.ms.toFixed(0)}`).join(', ')})`);
+      }
     }
 
     // 2. Render cost by answer size, same page: an unreported run first (a warm JIT for all), then

@@ -196,16 +196,17 @@ describe('EventHub', () => {
     const hub = new EventHub({ clock });
     hub.listen();
     const port = page();
-    for (const [status, extra] of [
-      ['complete', { toolCalls: [{ id: 'c1', name: 'list_tabs', input: {} }] }],
-      ['complete', {}],
-      ['stopped', {}],
-    ] as const) {
+    const ends: Array<Partial<AssistantMessage>> = [
+      { status: 'complete', toolCalls: [{ id: 'c1', name: 'list_tabs', input: {} }] },
+      { status: 'complete' },
+      { status: 'stopped' },
+    ];
+    for (const end of ends) {
       advance(clock.now() + 100);
       port.received.length = 0;
       hub.broadcast(delta('a', 'm', 'Hel', 0));
       hub.broadcast(delta('a', 'm', 'lo', 3)); // waits for the interval
-      hub.broadcast({ type: 'message', message: answer('Hello', { status, ...extra }) });
+      hub.broadcast({ type: 'message', message: answer('Hello', end) });
       expect(port.received.map((e) => (e.type === 'delta' ? `delta ${e.text}` : e.type))).toEqual(['delta Hel', 'delta lo', 'message']);
     }
     // A status change of the conversation (the run ended, or was stopped) flushes too.
