@@ -1,5 +1,6 @@
 // Token-to-screen: how fast a streamed answer shows in the sidebar, and what rendering it costs.
-// Run on demand: `npm run bench:stream` (or `node bench/stream.mjs [chromium|firefox] [--no-build]`);
+// Run on demand: `npm run bench:stream` (or `node bench/stream.mjs [chromium|firefox] [--no-build]
+// [--streams=3] [--no-split] [--load=N] [--no-render-cost]`; --load=N runs N busy processes beside the streams);
 // `npm run bench` runs it after its own figures. Prints tables; writes nothing to the repo.
 //
 // 1. Chunk-to-screen latency: the scripted model server streams a 50 KB Markdown answer
@@ -19,7 +20,8 @@
 // measures the offset between the two (15 round trips, the shortest counts), prints it and takes
 // it off the page's times.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
@@ -33,6 +35,9 @@ const SKIP_AFTER_MS = 90_000; // a size that took longer is not doubled (the cod
 const args = process.argv.slice(2);
 const STREAMS = Number(args.find((a) => a.startsWith('--streams='))?.slice(10) ?? 3); // latency runs per browser
 const SPLIT = !args.includes('--no-split'); // the bench's own subscription to the page's events (one more message a piece)
+// --load=N: N busy processes (`node -e 'for(;;){}'`) beside the browsers during the streams: a busy machine.
+const RENDER_COST = !args.includes('--no-render-cost'); // part 2 (render cost by size); leave it out for a quick run
+const LOAD = Number(args.find((a) => a.startsWith('--load='))?.slice(7) ?? 0);
 const browsers = args.filter((a) => !a.startsWith('--'));
 const selected = browsers.length ? browsers : ['chromium', 'firefox'];
 
@@ -270,6 +275,80 @@ async function pollPage(page, fn, arg, timeoutMs) {
 
 const fmt = (ms) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : '—');
 
+/** The 1-minute load average (Linux), or undefined elsewhere. */
+function loadAverage() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+const loadPids = new Set();
+
+/**
+ * Starts `n` busy child processes (each spins one core) and returns the function that stops them.
+ * They are also killed when this process exits, however it exits.
+ */
+function startLoad(n) {
+  const children = Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+  for (const child of children) loadPids.add(child.pid);
+  const stop = () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    process.off('exit', stop);
+  };
+  process.on('exit', stop);
+  return stop;
+}
+
+const CLOCK_TICK_MS = 10; // Linux's USER_HZ is 100 (`getconf CLK_TCK`)
+
+/**
+ * CPU time so far of this process's descendants (the browsers; not the load's processes, not this
+ * process, which serves the model), by process, from /proc: a figure the machine's load does not
+ * inflate the way it inflates wall-clock latency. Empty where /proc is missing.
+ */
+function browserCpu(exclude) {
+  const procs = new Map();
+  let entries = [];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return new Map();
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      // Chromium rewrites its command line with spaces between the arguments; Firefox's content processes name themselves.
+      const type = /--type=([\w-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'main';
+      procs.set(Number(pid), { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS, name: `${stat.slice(stat.indexOf('(') + 1, close)}:${type}` });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = new Map();
+  const walk = (parent) => {
+    for (const [pid, p] of procs) {
+      if (p.ppid !== parent || exclude.has(pid) || mine.has(pid)) continue;
+      mine.set(pid, p);
+      walk(pid);
+    }
+  };
+  walk(process.pid);
+  return mine;
+}
+
+/** CPU used between two `browserCpu` samples: the total and the busiest processes. */
+function cpuBetween(before, after) {
+  const used = [...after].map(([pid, p]) => ({ name: p.name, ms: p.ms - (before.get(pid)?.ms ?? 0) })).sort((a, b) => b.ms - a.ms);
+  return { total: used.reduce((sum, p) => sum + p.ms, 0), top: used.slice(0, 3) };
+}
+
+const signals = ['SIGINT', 'SIGTERM'];
+for (const signal of signals) process.once(signal, () => process.exit(130)); // runs the 'exit' handlers
+
 async function measure(browserName) {
   const model = await startModelServer();
   const h = await launch(browserName);
@@ -288,54 +367,66 @@ async function measure(browserName) {
     const runs = [];
     let chars = 0;
     let count = 0;
-    for (let run = 0; run < STREAMS; run++) {
-      const prefix = 'QPN'[run % 3];
-      const pieces = makeAnswer(50 * KB, prefix);
-      chars = pieces.join('').length;
-      count = pieces.length;
-      model.setScript(() => ({ chunks: pieces, charsPerSecond: CHARS_PER_SECOND }));
-      if (run > 0) await sidebar.click('button', 'New conversation');
-      await sidebar.evaluate(() => {
-        const b = globalThis.__streamBench;
-        b.streamStart = performance.timeOrigin + performance.now();
-        b.callbackMs.length = 0;
-      });
-      const before = cdp && (await metrics());
-      await sendMessage(sidebar, `Stream the long answer (${run + 1}).`);
-      await pollPage(sidebar, (marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), `${prefix}${pieces.length - 1}Z`, 900_000);
-      const after = cdp && (await metrics());
-      await waitForIdle(sidebar, 60_000);
-      const written = model.requests.at(-1).chunkWrittenAt;
-      const { seen, inDom, arrived, callbackMs, frameGaps } = await sidebar.evaluate(
-        ([p, n]) => {
+    const stopLoad = LOAD > 0 ? startLoad(LOAD) : undefined;
+    const loads = [loadAverage()];
+    try {
+      for (let run = 0; run < STREAMS; run++) {
+        const prefix = 'QPN'[run % 3];
+        const pieces = makeAnswer(50 * KB, prefix);
+        chars = pieces.join('').length;
+        count = pieces.length;
+        model.setScript(() => ({ chunks: pieces, charsPerSecond: CHARS_PER_SECOND }));
+        if (run > 0) await sidebar.click('button', 'New conversation');
+        await sidebar.evaluate(() => {
           const b = globalThis.__streamBench;
-          const pick = (map) => Array.from({ length: n }, (_, i) => map.get(`${p}${i}Z`) ?? null);
-          return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived), callbackMs: b.callbackMs, frameGaps: b.frameGaps.filter(([, t]) => t >= b.streamStart) };
-        },
-        [prefix, pieces.length],
-      );
-      // Page times on Node's clock: less the offset measured before the streams.
-      const page = (t) => (t == null || !Number.isFinite(t) ? NaN : t - clock.offset);
-      const diffs = (from, to) => to.map((t, i) => t - from[i]).filter(Number.isFinite);
-      const seenAt = seen.map(page);
-      const arrivedAt = arrived.map(page);
-      const inDomAt = inDom.map(page);
-      const busy = cdp && ((k) => (after[k] - before[k]) * 1000);
-      runs.push({
-        latency: diffs(written, seenAt),
-        toPage: diffs(written, arrivedAt),
-        pageToScreen: diffs(arrivedAt, seenAt),
-        toDom: diffs(written, inDomAt),
-        toPaint: diffs(inDomAt, seenAt),
-        seconds: (written.at(-1) - written[0]) / 1000,
-        gaps: frameGaps.map(([gap]) => gap),
-        callbackMs,
-        main: busy && { tasks: busy('TaskDuration'), script: busy('ScriptDuration'), style: busy('RecalcStyleDuration'), layout: busy('LayoutDuration'), of: (after.Timestamp - before.Timestamp) * 1000 },
-      });
+          b.streamStart = performance.timeOrigin + performance.now();
+          b.callbackMs.length = 0;
+        });
+        const before = cdp && (await metrics());
+        const cpuBefore = browserCpu(loadPids);
+        await sendMessage(sidebar, `Stream the long answer (${run + 1}).`);
+        await pollPage(sidebar, (marker) => Number.isFinite(globalThis.__streamBench?.seen.get(marker)), `${prefix}${pieces.length - 1}Z`, 900_000);
+        const after = cdp && (await metrics());
+        const cpu = cpuBetween(cpuBefore, browserCpu(loadPids));
+        await waitForIdle(sidebar, 60_000);
+        const written = model.requests.at(-1).chunkWrittenAt;
+        const { seen, inDom, arrived, callbackMs, frameGaps } = await sidebar.evaluate(
+          ([p, n]) => {
+            const b = globalThis.__streamBench;
+            const pick = (map) => Array.from({ length: n }, (_, i) => map.get(`${p}${i}Z`) ?? null);
+            return { seen: pick(b.seen), inDom: pick(b.inDom), arrived: pick(b.arrived), callbackMs: b.callbackMs, frameGaps: b.frameGaps.filter(([, t]) => t >= b.streamStart) };
+          },
+          [prefix, pieces.length],
+        );
+        // Page times on Node's clock: less the offset measured before the streams.
+        const page = (t) => (t == null || !Number.isFinite(t) ? NaN : t - clock.offset);
+        const diffs = (from, to) => to.map((t, i) => t - from[i]).filter(Number.isFinite);
+        const seenAt = seen.map(page);
+        const arrivedAt = arrived.map(page);
+        const inDomAt = inDom.map(page);
+        const busy = cdp && ((k) => (after[k] - before[k]) * 1000);
+        runs.push({
+          latency: diffs(written, seenAt),
+          toPage: diffs(written, arrivedAt),
+          pageToScreen: diffs(arrivedAt, seenAt),
+          toDom: diffs(written, inDomAt),
+          toPaint: diffs(inDomAt, seenAt),
+          seconds: (written.at(-1) - written[0]) / 1000,
+          gaps: frameGaps.map(([gap]) => gap),
+          callbackMs,
+          main: busy && { tasks: busy('TaskDuration'), script: busy('ScriptDuration'), style: busy('RecalcStyleDuration'), layout: busy('LayoutDuration'), of: (after.Timestamp - before.Timestamp) * 1000 },
+          load: loadAverage(),
+          cpu,
+        });
+      }
+    } finally {
+      stopLoad?.();
     }
     await cdp?.detach();
 
-    console.log(`\n## Token-to-screen in ${browserName}\n`);
+    console.log(`\n## Token-to-screen in ${browserName}${LOAD ? ` beside ${LOAD} busy processes` : ''}\n`);
+    const la = (v) => (v === undefined ? '?' : v.toFixed(2));
+    console.log(`load average (1 min): ${la(loads[0])} before the streams, ${runs.map((r) => la(r.load)).join(' / ')} after each (cat /proc/loadavg)`);
     console.log(
       `answer: ${(chars / KB).toFixed(1)} KB in ${count} pieces (≈ ${(chars / count / 4).toFixed(1)} tokens each), ` +
         `written in ${runs.map((r) => r.seconds.toFixed(2)).join(' / ')} s = ${(chars / 4 / runs[0].seconds).toFixed(0)} tokens/s; ` +
@@ -373,11 +464,18 @@ async function measure(browserName) {
               `layout ${r.main.layout.toFixed(0)}) of ${r.main.of.toFixed(0)} ms`
             : ''),
       );
+      if (r.cpu.top.length) {
+        console.log(`  CPU time of the browser's processes during the stream: ${r.cpu.total.toFixed(0)} ms (${r.cpu.top.map((p) => `${p.name} ${p.ms.toFixed(0)}`).join(', ')})`);
+      }
     }
 
     // 2. Render cost by answer size, same page: an unreported run first (a warm JIT for all), then
     // rounds over the sizes, the median per size. A size that took longer than REPEAT_UNDER_MS
     // once is not run again, nor is the next size after one that took longer than SKIP_AFTER_MS.
+    if (!RENDER_COST) {
+      await sidebar.close();
+      return;
+    }
     const runReplay = async (pieces, last) => {
       // Started in the page and polled: one long evaluate would outlast puppeteer's protocol timeout.
       await sidebar.evaluate(

@@ -2,7 +2,7 @@ import { errorText } from '@/core/ui/i18n';
 import { defineStore } from 'pinia';
 import { computed, ref, shallowReactive, shallowRef } from 'vue';
 import type { ProviderCheck } from '@/core/agent/provider';
-import { sendMessage, type UiEvent } from '@/core/messaging/protocol';
+import { sendMessage, type UiEvent, type UiEventOf } from '@/core/messaging/protocol';
 import type { Usage } from '@/core/agent/provider';
 import type { Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
@@ -188,7 +188,6 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function setMessages(all: StoredMessage[]): void {
-    pendingText.clear();
     toolResults.clear();
     const list: Array<Exclude<StoredMessage, ToolMessage>> = [];
     for (const m of all) {
@@ -216,36 +215,24 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   /**
-   * Streamed text waiting to be shown, by message id. Pieces can arrive far faster than the page
-   * renders (hundreds a second, several queued at once when the page is busy): those already
-   * queued are joined and applied in one go, in the next task, so a burst costs one update, not
-   * one per piece. (Not per animation frame: the Markdown view already renders once per frame,
-   * and waiting for a frame here too would show each piece a frame later.)
+   * A piece of streamed text: the background sends at most one per answer per frame, joined
+   * (`core/background/delta-coalescer.ts`), so each is applied at once: the Markdown view renders
+   * at its next frame, and waiting here for another task would only put the text behind whatever
+   * else is queued (in Firefox, the background's work shares this thread). The message is replaced
+   * by one with the longer text: only its view renders again.
    */
-  const pendingText = new Map<string, string>();
-  let flushScheduled = false;
-  const flushChannel = typeof MessageChannel === 'function' ? new MessageChannel() : undefined;
-  if (flushChannel) flushChannel.port1.onmessage = () => flushDeltas();
-
-  function scheduleFlush(): void {
-    if (flushScheduled) return;
-    flushScheduled = true;
-    if (flushChannel) flushChannel.port2.postMessage(null);
-    else setTimeout(() => flushDeltas(), 0);
-  }
-
-  /** Shows the streamed text that is waiting (also called before any other event is applied). */
-  function flushDeltas(): void {
-    flushScheduled = false;
-    if (!pendingText.size) return;
-    let list = messages.value;
-    for (const [id, text] of pendingText) {
-      const at = list.findIndex((m) => m.id === id);
-      const message = list[at];
-      if (message && message.role === 'assistant' && text.length > message.text.length) list = list.with(at, { ...message, text });
-    }
-    pendingText.clear();
-    messages.value = list;
+  function applyDelta(event: UiEventOf<'delta'>): void {
+    if (event.conversationId !== activeId.value) return;
+    const list = messages.value;
+    // The answer being streamed is almost always the last message.
+    const at = list.findLastIndex((m) => m.id === event.messageId);
+    const message = list[at];
+    if (!message || message.role !== 'assistant') return;
+    // The snapshot may already hold part of this piece, or miss an earlier one; the final
+    // message event always brings the whole text.
+    const have = message.text.length;
+    if (have < event.offset || have >= event.offset + event.text.length) return;
+    messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
   }
 
   /** Conversations whose title or text holds the query's words (the background's index). */
@@ -259,8 +246,6 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   function onEvent(event: UiEvent): void {
-    // Pieces waiting to be shown come before whatever this event changes.
-    if (event.type !== 'delta') flushDeltas();
     switch (event.type) {
       case 'conversation':
         upsertConversation(event.conversation);
@@ -276,19 +261,9 @@ export const useChatStore = defineStore('chat', () => {
       case 'message':
         if (event.message.conversationId === activeId.value) upsertMessage(event.message);
         break;
-      case 'delta': {
-        if (event.conversationId !== activeId.value) break;
-        const message = messages.value.find((m) => m.id === event.messageId);
-        if (!message || message.role !== 'assistant') break;
-        // The snapshot may already hold part of this piece, or miss an earlier one; the final
-        // message event always brings the whole text.
-        const text = pendingText.get(event.messageId) ?? message.text;
-        const have = text.length;
-        if (have < event.offset || have >= event.offset + event.text.length) break;
-        pendingText.set(event.messageId, text + event.text.slice(have - event.offset));
-        scheduleFlush();
+      case 'delta':
+        applyDelta(event);
         break;
-      }
       case 'tool-activity': {
         if (event.conversationId !== activeId.value) break;
         const tool = toolResults.get(event.toolCallId);
@@ -331,7 +306,6 @@ export const useChatStore = defineStore('chat', () => {
     remove,
     setActWithoutAsking,
     checkProvider,
-    flushDeltas,
   };
 });
 

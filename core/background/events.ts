@@ -1,10 +1,20 @@
 import { browser, type Browser } from 'wxt/browser';
 import { EVENTS_PORT, type UiEvent } from '@/core/messaging/protocol';
 import { isExtensionPage } from '@/core/messaging/sender';
+import { DeltaCoalescer, type CoalescerClock } from './delta-coalescer';
 
-/** Sends live updates to every extension page connected on the events port. */
+/**
+ * Sends live updates to every extension page connected on the events port. Streamed text
+ * (`delta`) is joined to at most one event per conversation per frame (`DeltaCoalescer`); any
+ * other event of a conversation first sends the text that waits, so pages see events in order.
+ */
 export class EventHub {
   private readonly ports = new Set<Browser.runtime.Port>();
+  private readonly deltas: DeltaCoalescer;
+
+  constructor(options: { deltaIntervalMs?: number; clock?: CoalescerClock } = {}) {
+    this.deltas = new DeltaCoalescer((event) => this.post(event), options.deltaIntervalMs, options.clock);
+  }
 
   /** Listens for pages connecting. Call synchronously at start-up (an MV3 worker may wake for it). */
   listen(): void {
@@ -21,6 +31,26 @@ export class EventHub {
   }
 
   broadcast(event: UiEvent): void {
+    if (event.type === 'delta') {
+      this.deltas.push(event);
+      return;
+    }
+    // The conversation's streamed text that waits goes first (all conversations' for an event of none).
+    this.deltas.flush(conversationOf(event));
+    this.post(event);
+  }
+
+  /** Sends the streamed text that waits, now (one conversation's, or all). */
+  flushDeltas(conversationId?: string): void {
+    this.deltas.flush(conversationId);
+  }
+
+  /** How many pages are connected (tests, and counting what stays behind). */
+  get portCount(): number {
+    return this.ports.size;
+  }
+
+  private post(event: UiEvent): void {
     for (const port of this.ports) {
       try {
         port.postMessage(event);
@@ -28,6 +58,25 @@ export class EventHub {
         this.ports.delete(port);
       }
     }
+  }
+}
+
+/** The conversation an event concerns, when it concerns one (undefined: any, or all). */
+function conversationOf(event: UiEvent): string | undefined {
+  switch (event.type) {
+    case 'conversation':
+      return event.conversation.id;
+    case 'conversation-deleted':
+      return event.id;
+    case 'message':
+      return event.message.conversationId;
+    case 'approval':
+      return event.approval.conversationId;
+    case 'approval-closed':
+    case 'tool-activity':
+      return event.conversationId;
+    default:
+      return undefined;
   }
 }
 

@@ -87,11 +87,42 @@ describe('chat store', () => {
     emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'lo w', offset: 3 }); // overlaps
     emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: '!', offset: 42 }); // a gap: wait for the final message
     emit({ type: 'delta', conversationId: 'b', messageId: 'm2', text: 'other', offset: 6 }); // another conversation
-    // Shown together, in the next task.
-    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('');
-    await vi.waitFor(() => expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello w'));
+    // Applied at once (the background already joins pieces to one event a frame).
+    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello w');
     emit({ type: 'message', message: assistant('m2', 2, 'Hello world!') });
     expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello world!');
+  });
+
+  it('a sidebar opened mid-stream shows the whole text: its snapshot, then the joined deltas from the background', async () => {
+    const { DeltaCoalescer } = await import('@/core/background/delta-coalescer');
+    let time = 0;
+    const timers: Array<{ at: number; fn: () => void }> = [];
+    const clock = { now: () => time, setTimeout: (fn: () => void, ms: number) => timers.push({ at: time + ms, fn }), clearTimeout: (t: unknown) => { const i = (t as number) - 1; if (timers[i]) timers[i] = { at: Infinity, fn: () => undefined }; } };
+    const runDue = () => { for (const t of timers) if (t.at <= time) { t.at = Infinity; t.fn(); } };
+    // The page is not open yet: what the coalescer sends goes nowhere until it subscribes.
+    let page: ((event: UiEvent) => void) | undefined;
+    const coalescer = new DeltaCoalescer((event) => page?.(event), 16, clock);
+    const streaming = assistant('m2', 2, '', { status: 'streaming' });
+    background.messages.set('a', [user('u1', 0, 'hi'), streaming]);
+    const words = 'Streamed text arrives in small pieces, joined by the background into one event a frame. '.repeat(8).match(/.{1,5}/gs)!;
+    const chat = useChatStore();
+    for (const [i, piece] of words.entries()) {
+      time = i * 3;
+      runDue();
+      const offset = streaming.text.length;
+      streaming.text += piece; // the loop's message (what getConversation returns) grows first
+      coalescer.push({ type: 'delta', conversationId: 'a', messageId: 'm2', text: piece, offset });
+      if (i === 30) {
+        // The sidebar opens: it subscribes, then asks for the conversation (the snapshot).
+        const opening = chat.init();
+        page = background.onEvent;
+        background.messages.set('a', [user('u1', 0, 'hi'), { ...streaming }]);
+        await opening;
+      }
+    }
+    time += 100;
+    runDue();
+    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe(words.join(''));
   });
 
   it('keeps messages in order and files tool results by call id', async () => {

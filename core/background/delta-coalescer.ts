@@ -1,0 +1,100 @@
+import type { UiEventOf } from '@/core/messaging/protocol';
+
+export type DeltaEvent = UiEventOf<'delta'>;
+
+/** The clock and timers the coalescer uses (tests pass fake ones). */
+export interface CoalescerClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realClock: CoalescerClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** About one animation frame: a page shows streamed text at most once a frame anyway. */
+export const DELTA_INTERVAL_MS = 16;
+
+interface Waiting {
+  messageId: string;
+  offset: number;
+  parts: string[];
+  length: number;
+  timer: unknown;
+}
+
+/**
+ * Joins a conversation's streamed pieces into at most one `delta` event per interval (≈ a frame),
+ * so a model that streams hundreds of pieces a second costs each open page tens of port messages,
+ * not hundreds (in Firefox every extension page shares the background's thread).
+ *
+ * A piece is sent at once when the conversation sent nothing in the last interval (a slow stream
+ * gains no delay); otherwise it waits, joined to the pieces after it, until the interval is up.
+ * Nothing is dropped or reordered: the joined event carries the offset of its first piece and the
+ * text of all of them; a piece that does not continue what waits (another message, a gap) sends
+ * what waits first. `flush` sends what waits at once: before any other event of the conversation
+ * (its message written, its status), so a page sees the text before what follows it.
+ */
+export class DeltaCoalescer {
+  private readonly waiting = new Map<string, Waiting>();
+  /** When each conversation last sent a delta (entries older than the interval are pruned). */
+  private readonly lastSent = new Map<string, number>();
+
+  constructor(
+    private readonly send: (event: DeltaEvent) => void,
+    private readonly intervalMs = DELTA_INTERVAL_MS,
+    private readonly clock: CoalescerClock = realClock,
+  ) {}
+
+  push(event: DeltaEvent): void {
+    if (!event.text) return;
+    const id = event.conversationId;
+    const w = this.waiting.get(id);
+    if (w) {
+      if (w.messageId === event.messageId && w.offset + w.length === event.offset) {
+        w.parts.push(event.text);
+        w.length += event.text.length;
+        return;
+      }
+      this.flush(id);
+    }
+    const now = this.clock.now();
+    const last = this.lastSent.get(id);
+    if (last === undefined || now - last >= this.intervalMs) {
+      this.emit(event, now);
+      return;
+    }
+    const timer = this.clock.setTimeout(() => this.flush(id), last + this.intervalMs - now);
+    this.waiting.set(id, { messageId: event.messageId, offset: event.offset, parts: [event.text], length: event.text.length, timer });
+  }
+
+  /** Sends at once what waits for one conversation (or for all). */
+  flush(conversationId?: string): void {
+    if (conversationId === undefined) {
+      for (const id of [...this.waiting.keys()]) this.flush(id);
+      return;
+    }
+    const w = this.waiting.get(conversationId);
+    if (!w) return;
+    this.waiting.delete(conversationId);
+    this.clock.clearTimeout(w.timer);
+    const text = w.parts.length === 1 ? w.parts[0]! : w.parts.join('');
+    this.emit({ type: 'delta', conversationId, messageId: w.messageId, text, offset: w.offset }, this.clock.now());
+  }
+
+  /** How many conversations have text waiting (tests, and the memory bench's counts). */
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  private emit(event: DeltaEvent, now: number): void {
+    this.lastSent.set(event.conversationId, now);
+    if (this.lastSent.size > 32) {
+      for (const [id, at] of this.lastSent) if (now - at >= this.intervalMs && !this.waiting.has(id)) this.lastSent.delete(id);
+    }
+    this.send(event);
+  }
+}
