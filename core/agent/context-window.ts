@@ -1,17 +1,27 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
 import type { ToolSpec } from '@/core/registry/types';
 import { said, type Said } from '@/core/i18n/catalog';
+import type { ContextSummary } from '@/core/storage/db';
+import { contextTimer } from './context-timing';
 import { ProviderError, runError } from './errors';
+import { sourceOf } from './history';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
 import { contentOutputValue, IMAGE_CHARS, imageCount, imageSizeReplacer } from './tool-images';
 
 // Keeps every request inside the model's context window. Requests are measured (a rough count:
 // characters / 3, on the safe side for English and JSON); as a conversation nears the window,
 // what the model is sent is shortened, in this order: old tool results are cut short, then older
-// turns are summarized by the model itself (one summary kept and extended while the run goes
-// on), then the latest tool results are cut to what is left. Only the request changes: the
+// turns are summarized by the model itself (one summary kept and extended as the conversation
+// grows), then the latest tool results are cut to what is left. Only the request changes: the
 // conversation in storage keeps every message whole. A provider that still answers "context too
 // long" teaches the wrapper its real limit, and the request is shortened and sent again.
+//
+// Every step of a long run does this again, so it is kept to the new messages: the prompt's
+// messages are the same objects from one request to the next (`history.ts` caches them), and
+// their sizes and shortened forms are cached by message here; a request's size is the sum of its
+// messages' (one `JSON.stringify` each, once). The summary is kept with the conversation
+// (`ContextSummary`) and used again by its next runs while the messages it stands for are there
+// unchanged, extended (never made again) when the conversation outgrows it.
 
 const CHARS_PER_TOKEN = 3;
 /** How long an old tool result may stay once the conversation is near the window. */
@@ -38,11 +48,61 @@ export interface ContextWindowOptions {
   onCompact?(words: Said, once?: boolean): void;
   /** Whether the model is sent the images of tool results (false: a short note each); absent: yes. */
   imagesSent?(): Promise<boolean>;
+  /**
+   * Where conversations keep their summary (`conversationSummaries`): the summary of a prompt
+   * built by `toModelPrompt` is kept with the conversation its stored messages belong to.
+   * Absent: a summary lives as long as the run.
+   */
+  summaries?: SummaryMemory;
 }
 
-/** A rough token count of a request: its prompt and tool definitions; an image counts as `imageChars` (0: its note). */
+/** A conversation's stored summary, by the conversation's id. */
+export interface SummaryMemory {
+  load(conversationId: string): Promise<unknown>;
+  save(conversationId: string, summary: ContextSummary): Promise<void>;
+}
+
+/**
+ * A rough token count of a request: its prompt and tool definitions; an image counts as
+ * `imageChars` (0: its note). The length of the request as JSON, from each message's and tool's
+ * length, each measured once (cached by the object).
+ */
 export function estimateTokens(prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[] = [], imageChars = IMAGE_CHARS): number {
-  return Math.ceil((JSON.stringify(prompt, imageSizeReplacer(imageChars)).length + (tools.length ? JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length : 0)) / CHARS_PER_TOKEN);
+  return Math.ceil((promptChars(prompt, imageChars) + toolsChars(tools)) / CHARS_PER_TOKEN);
+}
+
+/** Each message's length as JSON, by whether images count as a screenshot (0) or as a note (1). */
+const messageChars = [new WeakMap<LanguageModelV3Message, number>(), new WeakMap<LanguageModelV3Message, number>()] as const;
+const toolChars = new WeakMap<ToolSpec, number>();
+
+/** `JSON.stringify(prompt, imageSizeReplacer(imageChars)).length`, a message at a time. */
+function promptChars(prompt: LanguageModelV3Prompt, imageChars: number): number {
+  const sizes = messageChars[imageChars ? 0 : 1];
+  let total = 2 + Math.max(0, prompt.length - 1);
+  for (const m of prompt) {
+    let size = sizes.get(m);
+    if (size === undefined) {
+      size = JSON.stringify(m, imageSizeReplacer(imageChars)).length;
+      sizes.set(m, size);
+    }
+    total += size;
+  }
+  return total;
+}
+
+/** `JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length` (0 for none), a tool at a time. */
+function toolsChars(tools: readonly ToolSpec[]): number {
+  if (!tools.length) return 0;
+  let total = 2 + tools.length - 1;
+  for (const t of tools) {
+    let size = toolChars.get(t);
+    if (size === undefined) {
+      size = JSON.stringify([t.name, t.description, t.inputSchema]).length;
+      toolChars.set(t, size);
+    }
+    total += size;
+  }
+  return total;
 }
 
 /** Reads "4000 maximum", "maximum context length is 4000 tokens", "allowed (4000)" out of a provider's words. */
@@ -74,6 +134,8 @@ interface Summary {
   /** How many messages after the system message it stands for. */
   count: number;
   text: string;
+  /** The stored message the last of them was made from (`sourceOf`), when the prompt came from `toModelPrompt`. */
+  upTo?: string;
 }
 
 /**
@@ -86,7 +148,11 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   // What an earlier run learned from this model's errors.
   let learned: number | undefined = learnedLimits.get(model);
   let summary: Summary | undefined;
+  // The conversation's stored summary is read once a run, when first needed.
+  let recalled = false;
   let toldShortened = false;
+  // Of the current fit (the benchmark's timer): time spent waiting for summary requests and storage.
+  let waited = { model: 0, storage: 0, summaries: 0 };
 
   const knownLimit = async () => {
     limit ??= Promise.resolve(client.contextLength?.())
@@ -99,14 +165,15 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   const notify = (words: Said, once?: boolean) => options.onCompact?.(words, once);
   // What an image costs: about a screenshot's tokens, or a short note where images are left out.
   let imageChars = IMAGE_CHARS;
-  const estimate = (prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[]) => estimateTokens(prompt, tools, imageChars);
 
   async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
     const budget = max - reserveFor(max);
+    const tools = toolsChars(request.tools);
+    const estimate = (p: LanguageModelV3Prompt) => Math.ceil((promptChars(p, imageChars) + tools) / CHARS_PER_TOKEN);
     let prompt = request.prompt;
-    if (estimate(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt) <= budget) return prompt;
     // Nothing in the conversation can make room for the instructions and the tools themselves.
-    const fixed = estimate(prompt.filter((m) => m.role === 'system'), request.tools);
+    const fixed = estimate(prompt.filter((m) => m.role === 'system'));
     if (fixed > max * 0.9) {
       throw new ProviderError(runError('context_length', 'errors.provider.contextTooSmall', { max, fixed }));
     }
@@ -117,44 +184,83 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       toldShortened = true;
       notify(said('notices.resultsShortened', { max }), true);
     }
-    if (estimate(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt) <= budget) return prompt;
 
-    // 2. Older turns summarized (the summary made earlier in this run, extended when needed),
-    // unless cutting the latest results to a fair share is enough.
+    // 2. Older turns summarized (the conversation's summary, made by an earlier step or run and
+    // extended when needed), unless cutting the latest results to a fair share is enough.
     const share = Math.floor(budget * CHARS_PER_TOKEN * LATEST_SHARE);
-    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => estimate(shortenLatest(p, share), request.tools) <= budget;
+    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => estimate(shortenLatest(p, share)) <= budget;
     const system = prompt[0]?.role === 'system' ? 1 : 0;
-    if (!fitsWithLatestCut(prompt) && summary && summary.count <= prompt.length - system - 1) prompt = withSummary(prompt, system, summary);
     if (!fitsWithLatestCut(prompt)) {
-      const made = await summarize(request, shortenLatest(prompt, share), system, budget);
+      if (!summary && !recalled) {
+        recalled = true;
+        summary = await timed('storage', () => recall(request.prompt, system));
+      }
+      // Only while the messages it stands for are still where they were.
+      if (summary && !covers(summary, request.prompt, system)) summary = undefined;
+      if (summary) prompt = withSummary(prompt, system, summary);
+    }
+    if (!fitsWithLatestCut(prompt)) {
+      const made = await summarize(request, shortenLatest(prompt, share), system, budget, budget - fixed);
       if (made) {
         const previous = summary && prompt[system] && isSummaryMessage(prompt[system]!) ? summary.count - 1 : 0;
-        summary = { count: previous + made.count, text: made.text };
+        const count = previous + made.count;
+        summary = { count, text: made.text, upTo: sourceOf(request.prompt[system + count - 1])?.id };
+        await timed('storage', () => keep(request.prompt, system, summary!));
         prompt = withSummary(shortenOld(request.prompt), system, summary);
         notify(said('notices.summarized', { max }));
       }
     }
-    if (estimate(prompt, request.tools) <= budget) return prompt;
+    if (estimate(prompt) <= budget) return prompt;
 
     // 3. What is left over for the latest tool results, shared between them.
-    const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)), request.tools);
+    const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)));
     const results = prompt.filter((m) => m.role === 'tool').reduce((n, m) => n + m.content.length, 0);
     const each = Math.max(200, Math.floor(((budget - withoutResults) * CHARS_PER_TOKEN) / Math.max(1, results)) - 200);
     return prompt.map((m) => (m.role === 'tool' ? shortenResults(m, each) : m));
   }
 
+  /** Times a wait of `fit` for the benchmark's timer. */
+  async function timed<T>(kind: 'model' | 'storage', work: () => Promise<T>): Promise<T> {
+    if (!contextTimer.on) return work();
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      waited[kind] += performance.now() - started;
+    }
+  }
+
+  /** The conversation's stored summary of this prompt's first messages, if it still stands for them. */
+  async function recall(prompt: LanguageModelV3Prompt, system: number): Promise<Summary | undefined> {
+    const first = sourceOf(prompt[system]);
+    if (!first || !options.summaries) return undefined;
+    const stored = await options.summaries.load(first.conversationId).catch(() => undefined);
+    return summaryFor(stored, prompt, system, first.conversationId);
+  }
+
+  /** Keeps the summary with the conversation its messages belong to (a failed write only costs a summary later). */
+  async function keep(prompt: LanguageModelV3Prompt, system: number, made: Summary): Promise<void> {
+    const last = sourceOf(prompt[system + made.count - 1]);
+    if (!last || !options.summaries) return;
+    const record: ContextSummary = { text: made.text, count: made.count, upTo: last.id, digest: digestOf(prompt, system, made.count, last.conversationId), at: Date.now() };
+    await options.summaries.save(last.conversationId, record).catch((error: unknown) => console.warn('[sidequest] could not keep the summary of a conversation', error));
+  }
+
   /**
-   * Summarizes the oldest turns so that what stays fits in half the budget; returns the summary and
-   * how many messages (after the system message, in `prompt`) it replaces.
+   * Summarizes the oldest turns so that what stays fits in half the room the instructions and tools
+   * leave; returns the summary and how many messages (after the system message, in `prompt`) it replaces.
    */
-  async function summarize(request: ModelRequest, prompt: LanguageModelV3Prompt, system: number, budget: number) {
+  async function summarize(request: ModelRequest, prompt: LanguageModelV3Prompt, system: number, budget: number, room: number) {
     const body = prompt.slice(system);
-    // Keep a tail that fits half the budget, cut where a turn starts (never between a call and its result).
+    // Keep a tail that fits half the room, cut where a turn starts (never between a call and its result).
     let cut = body.length;
     let tail = 0;
-    const keep = (budget / 2) * CHARS_PER_TOKEN;
+    // Half of what the instructions and tools leave (not half the budget: with many tools that
+    // would keep a tail that does not fit, and every step would summarize again).
+    const keep = (room / 2) * CHARS_PER_TOKEN;
     for (let i = body.length - 1; i > 0; i--) {
-      tail += JSON.stringify(body[i]).length;
+      tail += promptChars([body[i]!], imageChars) - 2;
       if (tail > keep) break;
       if (body[i]!.role !== 'tool') cut = i;
     }
@@ -169,7 +275,8 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     let text = '';
     for (const chunk of chunks) {
       const input = text ? `Summary so far:\n${text}\n\nWhat happened next:\n${chunk}` : chunk;
-      text = (await modelSummary(request, input)) ?? mechanicalSummary(text, chunk);
+      text = (await timed('model', () => modelSummary(request, input))) ?? mechanicalSummary(text, chunk);
+      waited.summaries++;
     }
     const request_ = latestUser ? `\n\nThe user's latest request, in their words: ${messageText(latestUser).slice(0, 1500)}` : '';
     return { count: cut, text: `${text}${request_}` };
@@ -203,7 +310,21 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       for (let attempt = 0; ; attempt++) {
         const max = await knownLimit();
         imageChars = (await options.imagesSent?.().catch(() => true)) === false ? 0 : IMAGE_CHARS;
+        const fitStarted = contextTimer.on ? performance.now() : 0;
+        waited = { model: 0, storage: 0, summaries: 0 };
         const prompt = max ? await fit(request, max) : request.prompt;
+        if (contextTimer.on) {
+          contextTimer.record({
+            convertMs: contextTimer.convertMs,
+            fitMs: performance.now() - fitStarted,
+            modelMs: waited.model,
+            storageMs: waited.storage,
+            messages: request.prompt.length,
+            summaries: waited.summaries,
+          });
+          contextTimer.convertMs = 0;
+          contextTimer.lastPrompt = request.prompt;
+        }
         let started = false;
         try {
           for await (const event of client.stream({ ...request, prompt })) {
@@ -215,7 +336,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           if (started || attempt >= 2 || request.signal.aborted || !(error instanceof ProviderError) || error.info.kind !== 'context_length') throw error;
           // The provider's real limit (its words, or below what was just sent), then again, shorter.
           const said = limitFromError(error.info.detail);
-          const sent = estimate(prompt, request.tools);
+          const sent = estimateTokens(prompt, request.tools, imageChars);
           learned = said && said < sent ? said : Math.floor(Math.min(said ?? sent, sent) * 0.75);
           learnedLimits.set(model, learned);
         }
@@ -230,15 +351,69 @@ function isSummaryMessage(m: LanguageModelV3Message): boolean {
   return m.role === 'user' && m.content.some((p) => p.type === 'text' && p.text.startsWith(SUMMARY_MARK));
 }
 
+/** The summary's message, made once per summary. */
+const summaryMessages = new WeakMap<Summary, LanguageModelV3Message>();
+
 function withSummary(prompt: LanguageModelV3Prompt, system: number, summary: Summary): LanguageModelV3Prompt {
-  const message: LanguageModelV3Message = {
-    role: 'user',
-    content: [{ type: 'text', text: `${SUMMARY_MARK}, made by Sidequest to fit the model's context window]\n${summary.text}` }],
-  };
+  let message = summaryMessages.get(summary);
+  if (!message) {
+    // A user turn, never the system message: the summary is made from what pages said (data).
+    message = { role: 'user', content: [{ type: 'text', text: `${SUMMARY_MARK}, made by Sidequest to fit the model's context window]\n${summary.text}` }] };
+    summaryMessages.set(summary, message);
+  }
   const rest = prompt.slice(system + summary.count);
   // Providers want a user turn first, and no tool results without their call.
   while (rest[0]?.role === 'tool') rest.shift();
   return [...prompt.slice(0, system), message, ...rest];
+}
+
+/**
+ * Whether the summary still stands for the first messages of this prompt: something must stay
+ * after it, and (where the prompt came from the stored history) its last message is the one it
+ * was made up to.
+ */
+function covers(summary: Summary, prompt: LanguageModelV3Prompt, system: number): boolean {
+  if (summary.count > prompt.length - system - 1) return false;
+  return summary.upTo === undefined || sourceOf(prompt[system + summary.count - 1])?.id === summary.upTo;
+}
+
+/**
+ * A stored summary (`Conversation.contextSummary`), checked before it is used: its shape, and
+ * that the messages it stands for are this conversation's, the same ones in the same places (a
+ * digest of their ids). Anything else (another conversation's, messages deleted or edited, a
+ * record written by anything but this code) is not used: the summary is made again.
+ */
+export function summaryFor(stored: unknown, prompt: LanguageModelV3Prompt, system: number, conversationId: string): Summary | undefined {
+  if (!stored || typeof stored !== 'object') return undefined;
+  const { text, count, upTo, digest } = stored as Partial<Record<keyof ContextSummary, unknown>>;
+  if (typeof text !== 'string' || !text || text.length > STORED_SUMMARY_MAX_CHARS) return undefined;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || typeof upTo !== 'string' || typeof digest !== 'string') return undefined;
+  const summary: Summary = { text, count, upTo };
+  if (!covers(summary, prompt, system)) return undefined;
+  if (sourceOf(prompt[system + count - 1])?.conversationId !== conversationId) return undefined;
+  return digestOf(prompt, system, count, conversationId) === digest ? summary : undefined;
+}
+
+/** The longest summary text kept: the model's summary and the user's latest request. */
+const STORED_SUMMARY_MAX_CHARS = SUMMARY_MAX_CHARS + 1600;
+
+/**
+ * A digest (FNV-1a, 32 bits, hex) of the conversation's id and the ids of the stored messages the
+ * prompt's first `count` messages were made from: tells whether a summary still stands for them.
+ */
+function digestOf(prompt: LanguageModelV3Prompt, system: number, count: number, conversationId: string): string {
+  let hash = 0x811c9dc5;
+  const add = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193);
+    }
+    hash ^= 0x0a;
+    hash = Math.imul(hash, 0x01000193);
+  };
+  add(conversationId);
+  for (let i = system; i < system + count; i++) add(sourceOf(prompt[i])?.id ?? '?');
+  return `${count}:${(hash >>> 0).toString(16)}`;
 }
 
 /** Every tool message but the last cut to the old-result size. */
@@ -258,23 +433,51 @@ function lastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
   return -1;
 }
 
-/** A tool message whose results are cut to `max` characters each (0: a note only). */
+/** Shortened forms of tool messages, by the message and the size they were cut to (a few sizes each). */
+const shortened = new WeakMap<LanguageModelV3Message, Map<number, LanguageModelV3Message>>();
+
+/** A tool message whose results are cut to `max` characters each (0: a note only); made once per message and size. */
 function shortenResults(message: Extract<LanguageModelV3Message, { role: 'tool' }>, max: number): LanguageModelV3Message {
-  return {
-    ...message,
-    content: message.content.map((part) => {
-      if (part.type !== 'tool-result') return part;
-      const text = outputText(part);
-      if (text.length <= max + 120) return part;
-      const note = `… [shortened from ${text.length} characters to fit the model's context window; the full result is kept in the conversation]`;
-      const value = `${text.slice(0, max)}${note}`;
-      const error = part.output.type === 'error-text' || part.output.type === 'error-json';
-      return { ...part, output: error ? { type: 'error-text' as const, value } : { type: 'text' as const, value } };
-    }),
-  };
+  let forms = shortened.get(message);
+  const known = forms?.get(max);
+  if (known) return known;
+  const made = cutResults(message, max);
+  if (!forms) shortened.set(message, (forms = new Map()));
+  // The sizes used are few (the old-result size, the latest share, what is left): keep the last four.
+  if (forms.size >= 4) forms.delete(forms.keys().next().value!);
+  forms.set(max, made);
+  return made;
 }
 
+function cutResults(message: Extract<LanguageModelV3Message, { role: 'tool' }>, max: number): LanguageModelV3Message {
+  let cut = false;
+  const content = message.content.map((part) => {
+    if (part.type !== 'tool-result') return part;
+    const text = outputText(part);
+    if (text.length <= max + 120) return part;
+    cut = true;
+    const note = `… [shortened from ${text.length} characters to fit the model's context window; the full result is kept in the conversation]`;
+    const value = `${text.slice(0, max)}${note}`;
+    const error = part.output.type === 'error-text' || part.output.type === 'error-json';
+    return { ...part, output: error ? { type: 'error-text' as const, value } : { type: 'text' as const, value } };
+  });
+  // Nothing cut: the message itself (its size is known already).
+  return cut ? { ...message, content } : message;
+}
+
+/** Results as text, by part (a JSON result is stringified once). */
+const outputTexts = new WeakMap<LanguageModelV3ToolResultPart, string>();
+
 function outputText(part: LanguageModelV3ToolResultPart): string {
+  let text = outputTexts.get(part);
+  if (text === undefined) {
+    text = outputTextOf(part);
+    outputTexts.set(part, text);
+  }
+  return text;
+}
+
+function outputTextOf(part: LanguageModelV3ToolResultPart): string {
   const output = part.output;
   if (output.type === 'text' || output.type === 'error-text') return output.value;
   if (output.type === 'json' || output.type === 'error-json') return JSON.stringify(output.value);

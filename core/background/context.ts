@@ -12,6 +12,7 @@ import type { BuiltinPlugin } from '@/core/plugin';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
 import { ConversationStore } from '@/core/storage/conversations';
+import { conversationSummaries } from '@/core/storage/context-summaries';
 import { openDb, type SidequestDb } from '@/core/storage/db';
 import { permissionStore } from '@/core/storage/permissions';
 import { pluginStorage } from '@/core/storage/plugin-data';
@@ -133,8 +134,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   });
   registry.userTab = async () => (await userTab())?.id;
   // Notices (prompted tool calls, shortened context) are written into the conversation.
+  // A long conversation's summary is kept with it, for its next runs (context-window.ts).
+  const summaries = conversationSummaries(db);
   const getModelClient = (conversationId?: string) =>
-    providers.client(conversationId, conversationId ? (kind, words, once) => void addNotice(store, hub, conversationId, kind, words, once) : undefined);
+    providers.client(conversationId, conversationId ? (kind, words, once) => void addNotice(store, hub, conversationId, kind, words, once) : undefined, summaries);
   const getMaxSteps = async () => (await agentSettings.getValue()).maxSteps;
   const stepTimer = bench ? new StepTimer() : undefined;
   const runEnded = new Moment<[string]>('a listener failed at the end of a run');

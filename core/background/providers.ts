@@ -1,5 +1,6 @@
 import { ProviderError, runError } from '@/core/agent/errors';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
+import type { SummaryMemory } from '@/core/agent/context-window';
 import { checkProvider, createAgentClient, describeListError, listModels, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
 import { assertKeyTransport } from '@/core/agent/providers/common';
 import { english, SaidError, saidOf, type Said } from '@/core/i18n/catalog';
@@ -86,8 +87,8 @@ export class ProviderService {
    * A model client for the conversation (or the default profile): prompted tool calls when the
    * model has none, the context window kept. Throws `ProviderError` if it cannot be built.
    */
-  async client(conversationId?: string, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): Promise<ModelClient> {
-    return createAgentClient(await this.config(conversationId), notice);
+  async client(conversationId?: string, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void, summaries?: SummaryMemory): Promise<ModelClient> {
+    return createAgentClient(await this.config(conversationId), notice, summaries);
   }
 
   async check(): Promise<ProviderCheck> {

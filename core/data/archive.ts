@@ -83,6 +83,8 @@ const conversationSchema = z.object({
   actWithoutAsking: z.boolean().optional(),
   budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
   loop: saidSchema.optional(),
+  // `contextSummary` (the model's summary made to fit its context window) is derived data: not
+  // written, and dropped on import (not in this schema); a conversation's next run makes it again.
 });
 
 // A tool call's provider metadata (Gemini's thought signature), sent back to its own provider type and model only.
@@ -144,7 +146,8 @@ export class ImportError extends SaidError {
 
 /** Makes the archive of these conversations. */
 export function makeArchive(entries: ArchiveEntry[], now = new Date()): Archive {
-  return { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, exportedAt: now.toISOString(), conversations: entries };
+  const conversations = entries.map(({ conversation: { contextSummary: _derived, ...conversation }, messages }) => ({ conversation, messages }));
+  return { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, exportedAt: now.toISOString(), conversations };
 }
 
 /**

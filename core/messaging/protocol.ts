@@ -8,6 +8,7 @@ import type { Archive } from '@/core/data/archive';
 import type { SettingsFile } from '@/core/data/settings-file';
 import type { SettingsImportPreview } from '@/core/data/settings-import';
 import type { StepTrace } from '@/core/data/trace';
+import type { ContextTiming } from '@/core/agent/context-timing';
 import type { ListPage, ListPageRequest } from '@/core/storage/conversations';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ModelChoice, ProviderProfile, ProviderProfileInput } from '@/core/storage/settings';
@@ -125,6 +126,11 @@ export interface ProtocolMap extends BenchProtocolMap {
 export interface BenchProtocolMap {
   /** Per-step overhead figures of recent runs. */
   getStepTimings(): Array<{ toolStartDelay: number; nextRequestDelay: number }>;
+  /**
+   * Context management per request (`core/agent/context-timing.ts`), and one `JSON.stringify` of the
+   * latest request's prompt timed 5 times (a baseline; `chars` its length). `reset` forgets them.
+   */
+  getContextTimings(data: { reset?: boolean }): { timings: ContextTiming[]; stringify: number[]; chars: number };
   /** Runs a registry tool `iterations` times and returns each call's time in ms. */
   measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string; lastOutput?: unknown };
   /** Times a `scripting.executeScript` round trip of a function that does nothing, in a tab (a baseline for page calls). */

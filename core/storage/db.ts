@@ -41,6 +41,24 @@ export interface Conversation {
    * outside tool's definition as granted (`definitionPin`); a tool changed since is asked about.
    */
   grantedAhead?: Array<{ tool: string; site: string; pin?: string }>;
+  /**
+   * The model's summary of the conversation's earlier messages, made to fit its context window
+   * (`core/agent/context-window.ts`): later runs use it again while those messages are unchanged.
+   * Derived data: archives do not carry it (an imported one is made again).
+   */
+  contextSummary?: ContextSummary;
+}
+
+/** A conversation's summary of its first messages as the model is sent them (`Conversation.contextSummary`). */
+export interface ContextSummary {
+  text: string;
+  /** How many of the prompt's messages after the system message it stands for. */
+  count: number;
+  /** The id of the stored message the last of them was made from. */
+  upTo: string;
+  /** Of the conversation's id and the ids of the stored messages it stands for (`digestOf`): checked before it is used. */
+  digest: string;
+  at: number;
 }
 
 export interface ToolCall {

@@ -1,5 +1,5 @@
 import { english, said, type Said } from '@/core/i18n/catalog';
-import { withContextWindow } from '../context-window';
+import { withContextWindow, type SummaryMemory } from '../context-window';
 import { ProviderError, runError } from '../errors';
 import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '../provider';
@@ -54,9 +54,10 @@ export type NoticeKind = 'prompted-tools' | 'context';
  * The client an agent run uses: the provider's client, with prompted tool calls when the profile
  * or the provider type says the model has no tool calling or the provider refuses tools, inside
  * a context window keeper (the provider's figure, else the profile's, else the type's).
- * `notice` tells the conversation when either happens.
+ * `notice` tells the conversation when either happens; `summaries` keeps the summary of a long
+ * conversation with it, for its next runs.
  */
-export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void): ModelClient {
+export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void, summaries?: SummaryMemory): ModelClient {
   const { capabilities } = providerOf(config.type);
   const model = providerClient(config);
   // Images are shaped before prompted tool calls turn results into text (which keeps them as image parts).
@@ -69,6 +70,7 @@ export function createAgentClient(config: ProviderConfig, notice?: (kind: Notice
     contextLength: config.contextLength ?? capabilities.contextWindow,
     onCompact: (words, once) => notice?.('context', words, once),
     imagesSent: async () => (await images()) !== 'none',
+    summaries,
   });
 }
 

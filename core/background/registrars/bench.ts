@@ -1,4 +1,5 @@
 import { browser } from 'wxt/browser';
+import { contextTimer } from '@/core/agent/context-timing';
 import type { BackgroundContext } from '../context';
 import { disposeAll } from './registrar';
 
@@ -9,8 +10,26 @@ import { disposeAll } from './registrar';
 export function registerBench(ctx: BackgroundContext): () => void {
   const { registry, gate, stepTimer, handle } = ctx;
   if (!stepTimer) throw new Error('The benchmark messages need the step timer of a bench build.');
+  contextTimer.on = true;
   return disposeAll(
     handle('getStepTimings', () => stepTimer.recent()),
+    handle('getContextTimings', ({ reset }) => {
+      const timings = [...contextTimer.timings];
+      // The baseline: one JSON.stringify of the latest request's whole prompt, timed here (off the step).
+      const prompt = contextTimer.lastPrompt;
+      const stringify: number[] = [];
+      let chars = 0;
+      for (let i = 0; prompt && i < 5; i++) {
+        const started = performance.now();
+        chars = JSON.stringify(prompt).length;
+        stringify.push(performance.now() - started);
+      }
+      if (reset) {
+        contextTimer.timings.length = 0;
+        contextTimer.lastPrompt = undefined;
+      }
+      return { timings, stringify, chars };
+    }),
     handle('measureToolCalls', async ({ name, input, iterations }) => {
       const durations: number[] = [];
       let ok = 0;
