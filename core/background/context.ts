@@ -18,7 +18,11 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { agentSettings, ProviderSecrets, uiLanguage } from '@/core/storage/settings';
 import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
-import { startKeepAlive } from './keep-alive';
+import { keepAliveHolders, startKeepAlive } from './keep-alive';
+import { RetainedSets } from '@/core/retained';
+import { learnedLimitCount } from '@/core/agent/context-window';
+import { refusedImageModels } from '@/core/agent/tool-images';
+import { compiledPatternCount } from '@/core/registry/safe-regex';
 import { addNotice, ProviderService } from './providers';
 
 export interface BackgroundOptions {
@@ -41,6 +45,11 @@ export class Moment<A extends unknown[]> {
   private readonly listeners = new Set<(...args: A) => void | Promise<void>>();
 
   constructor(private readonly failure: string) {}
+
+  /** How many listeners it has (`core/retained.ts`). */
+  get size(): number {
+    return this.listeners.size;
+  }
 
   add(listener: (...args: A) => void | Promise<void>): () => void {
     this.listeners.add(listener);
@@ -77,6 +86,8 @@ export interface BackgroundContext {
   readonly badge: BadgeCounter;
   /** The per-step timer of benchmark builds; undefined elsewhere. */
   readonly stepTimer: StepTimer | undefined;
+  /** What the background keeps in memory, counted by name (`core/retained.ts`; plugins add theirs). */
+  readonly retained: RetainedSets;
   /** The model of a conversation (its pick in the sidebar, else the default profile's). */
   getModelClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
@@ -182,7 +193,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
             : [],
         ),
       }),
-    afterRun: (conversationId) => void runEnded.run(conversationId),
+    afterRun: (conversationId) => {
+      gate.endRun(conversationId);
+      void runEnded.run(conversationId);
+    },
     claim: async (conversationId, text) => {
       for (const claim of claims) {
         const driver = await claim(conversationId, text);
@@ -212,6 +226,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     };
   }
 
+  const allDataDeleted = new Moment<[]>('a plugin failed to delete its data');
+  const settingsImported = new Moment<[]>('a plugin failed to read the imported settings');
+  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, handled });
+
   hub.listen();
   return {
     plugins,
@@ -225,14 +243,15 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     runner,
     badge: new BadgeCounter(),
     stepTimer,
+    retained,
     getModelClient,
     getMaxSteps,
     handle,
     onStartup: (task) => void startupTasks.push(task),
     runEnded,
     conversationDeleted,
-    allDataDeleted: new Moment('a plugin failed to delete its data'),
-    settingsImported: new Moment('a plugin failed to read the imported settings'),
+    allDataDeleted,
+    settingsImported,
     asked,
     claims,
     async forgetConversation(id) {
@@ -254,6 +273,41 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
       return ready;
     },
   };
+}
+
+/** The core's own retained sets: what it keeps by run, conversation, page or listener. */
+function coreRetainedSets(parts: {
+  runner: AgentRunner;
+  gate: ApprovalGate;
+  hub: EventHub;
+  store: ConversationStore;
+  registry: ToolRegistry;
+  moments: Record<string, { readonly size: number }>;
+  claims: readonly unknown[];
+  handled: ReadonlySet<string>;
+}): RetainedSets {
+  const { runner, gate, hub, store, registry } = parts;
+  const retained = new RetainedSets();
+  const add = (name: string, size: () => number) => void retained.register(name, size);
+  add('runner/runs', () => runner.retainedSizes().runs);
+  add('runner/streaming', () => runner.retainedSizes().streaming);
+  add('runner/meters', () => runner.retainedSizes().meters);
+  add('gate/conversations', () => gate.retainedSizes().conversations);
+  add('gate/pendingApprovals', () => gate.retainedSizes().cards);
+  add('gate/listeners', () => gate.retainedSizes().listeners);
+  add('events/ports', () => hub.size);
+  add('store/knownSeqs', () => store.knownSeqs);
+  add('registry/plugins', () => registry.retainedSizes().plugins);
+  add('registry/tools', () => registry.retainedSizes().tools);
+  add('registry/listeners', () => registry.retainedSizes().listeners);
+  for (const [name, moment] of Object.entries(parts.moments)) add(`listeners/${name}`, () => moment.size);
+  add('listeners/claims', () => parts.claims.length);
+  add('messages/handlers', () => parts.handled.size);
+  add('keepAlive/holders', keepAliveHolders);
+  add('context/learnedLimits', learnedLimitCount);
+  add('images/refusingModels', refusedImageModels);
+  add('patterns/compiled', compiledPatternCount);
+  return retained;
 }
 
 /** The tab the user is looking at (`core/agent/user-tab.ts`), as the gate shows it. */

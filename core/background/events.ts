@@ -6,6 +6,11 @@ import { isExtensionPage } from '@/core/messaging/sender';
 export class EventHub {
   private readonly ports = new Set<Browser.runtime.Port>();
 
+  /** How many pages are connected now (`core/retained.ts`); a closed page's port goes on disconnect. */
+  get size(): number {
+    return this.ports.size;
+  }
+
   /** Listens for pages connecting. Call synchronously at start-up (an MV3 worker may wake for it). */
   listen(): void {
     browser.runtime.onConnect.addListener((port) => {

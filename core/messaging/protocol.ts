@@ -112,6 +112,11 @@ export interface ProtocolMap extends BenchProtocolMap {
   searchConversations(data: { query: string }): string[];
   /** The request and response of the step that produced an answer (keys redacted), if kept. */
   getTrace(data: { messageId: string }): StepTrace | null;
+  /**
+   * How many things the background keeps in memory now, by name (`core/retained.ts`): numbers
+   * only, never contents. For the memory test and the bench.
+   */
+  getRetainedCounts(): Record<string, number>;
 }
 
 /**

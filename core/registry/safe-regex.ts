@@ -160,6 +160,9 @@ const CACHE_SIZE = 256;
 /** Compiled patterns (or why not), most recently used last. */
 const cache = new Map<string, SafeRegex | PatternError>();
 
+/** How many compiled patterns are kept (`core/retained.ts`; at most `CACHE_SIZE`). */
+export const compiledPatternCount = (): number => cache.size;
+
 /**
  * Compiles a pattern written in JavaScript syntax for the linear-time engine, or throws a
  * `PatternError` saying why it cannot (syntax, size). `ignoreCase` as the `i` flag; `maxChars`

@@ -1,4 +1,5 @@
 import Dexie from 'dexie';
+import { setBounded } from '@/core/retained';
 import { DEFAULT_TITLE } from './default-title';
 import type {
   AssistantMessage,
@@ -10,6 +11,8 @@ import type {
 
 export { DEFAULT_TITLE };
 const MAX_TITLE = 80;
+/** Conversations whose next message number is kept in memory (the rest read it from the database). */
+export const MAX_KNOWN_SEQ = 256;
 
 /** A message before the store has given it an id, a place and a time. */
 export type NewMessage<M extends StoredMessage = StoredMessage> = M extends StoredMessage
@@ -35,6 +38,11 @@ export function titleFrom(text: string): string {
 export class ConversationStore {
   private readonly nextSeq = new Map<string, number>();
 
+  /** How many conversations' next numbers are kept (`core/retained.ts`): the most recently written, at most `MAX_KNOWN_SEQ`. */
+  get knownSeqs(): number {
+    return this.nextSeq.size;
+  }
+
   constructor(readonly db: SidequestDb) {}
 
   async create(title = DEFAULT_TITLE): Promise<Conversation> {
@@ -47,7 +55,7 @@ export class ConversationStore {
       status: 'idle',
     };
     await this.db.conversations.add(conversation);
-    this.nextSeq.set(conversation.id, 0);
+    setBounded(this.nextSeq, conversation.id, 0, MAX_KNOWN_SEQ);
     return conversation;
   }
 
@@ -165,7 +173,8 @@ export class ConversationStore {
         .last();
       next = last ? last.seq + 1 : 0;
     }
-    this.nextSeq.set(conversationId, next + 1);
+    // A bounded cache: a conversation not written for a long while reads its last number again.
+    setBounded(this.nextSeq, conversationId, next + 1, MAX_KNOWN_SEQ);
     return next;
   }
 

@@ -114,7 +114,7 @@ export function createTokenStore(max = MAX_TABS) {
 }
 
 /** The page caller alone (no control): what the tools and `control.ts` use to reach a tab's agent. */
-export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastToken'> & { dispose(): void } {
+export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastToken'> & { dispose(): void; tokenCount(): number } {
   const tokens = createTokenStore();
   const onRemoved = (tabId: number) => void tokens.delete(tabId);
   browser.tabs.onRemoved.addListener(onRemoved);
@@ -181,6 +181,7 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
   return {
     callPage,
     lastToken: (tabId) => tokens.get(tabId),
+    tokenCount: () => tokens.size,
     dispose: () => browser.tabs.onRemoved.removeListener(onRemoved),
   };
 }
@@ -188,6 +189,8 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
 export function setupPageActions(ctx: PluginContext): { service: PageActionsService; dispose(): void } {
   const caller = createPageCaller();
   const control = createControl(ctx, caller.callPage);
+  ctx.retained('tabTokens', () => caller.tokenCount());
+  ctx.retained('controlledTabs', () => control.trackedTabs);
   return {
     service: { callPage: caller.callPage, lastToken: caller.lastToken, control },
     dispose: () => {
