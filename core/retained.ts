@@ -7,28 +7,42 @@
  * `PluginContext.retained` (named `<plugin>/<name>`), so deleting its folder takes them with it.
  */
 export class RetainedSets {
-  private readonly sizes = new Map<string, () => number>();
+  private readonly sizes = new Map<string, { size: () => number; max?: number }>();
 
-  /** Adds a named count; returns the function that removes it. A taken name throws. */
-  register(name: string, size: () => number): () => void {
+  /**
+   * Adds a named count; `max` is the bound of a cache that keeps at most that many (an LRU), so a
+   * reader knows it may grow up to there. Returns the function that removes it. A taken name throws.
+   */
+  register(name: string, size: () => number, max?: number): () => void {
     if (this.sizes.has(name)) throw new Error(`Two retained sets named "${name}".`);
-    this.sizes.set(name, size);
+    this.sizes.set(name, max === undefined ? { size } : { size, max });
     return () => void this.sizes.delete(name);
   }
 
-  /** Every count by name, sorted; a size function that throws counts as -1. */
-  counts(): Record<string, number> {
-    const out: Record<string, number> = {};
+  /** Every count by name, sorted (a size function that throws counts as -1), and the bounds of the bounded ones. */
+  counts(): RetainedCounts {
+    const counts: Record<string, number> = {};
+    const limits: Record<string, number> = {};
     for (const name of [...this.sizes.keys()].sort()) {
+      const { size, max } = this.sizes.get(name)!;
       try {
-        const n = this.sizes.get(name)!();
-        out[name] = Number.isFinite(n) ? n : -1;
+        const n = size();
+        counts[name] = Number.isFinite(n) ? n : -1;
       } catch {
-        out[name] = -1;
+        counts[name] = -1;
       }
+      if (max !== undefined) limits[name] = max;
     }
-    return out;
+    return { counts, limits };
   }
+}
+
+/** What `getRetainedCounts` answers: numbers only. */
+export interface RetainedCounts {
+  /** How many entries each set holds now. */
+  counts: Record<string, number>;
+  /** The most a bounded set keeps (the others must not grow at all over many runs). */
+  limits: Record<string, number>;
 }
 
 /**

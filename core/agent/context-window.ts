@@ -71,7 +71,7 @@ function reserveFor(limit: number): number {
 /** Context windows learned from "context too long" errors, by provider type, address and model, for the background's life. */
 const learnedLimits = new Map<string, number>();
 /** Models whose learned window is kept (the most recently learned; a user tries models, never thousands). */
-const MAX_LEARNED = 32;
+export const MAX_LEARNED = 32;
 
 /** How many learned windows are kept (`core/retained.ts`). */
 export const learnedLimitCount = (): number => learnedLimits.size;

@@ -152,7 +152,7 @@ export function refusesImages(info: RunError): boolean {
 
 /** Models (type, address, model) that refused images, for the background's life. */
 const refusedImages = new Set<string>();
-const MAX_REFUSED = 32;
+export const MAX_REFUSED = 32;
 
 /** How many models are known to refuse images (`core/retained.ts`). */
 export const refusedImageModels = (): number => refusedImages.size;

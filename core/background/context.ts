@@ -20,9 +20,11 @@ import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
 import { keepAliveHolders, startKeepAlive } from './keep-alive';
 import { RetainedSets } from '@/core/retained';
-import { learnedLimitCount } from '@/core/agent/context-window';
-import { refusedImageModels } from '@/core/agent/tool-images';
-import { compiledPatternCount } from '@/core/registry/safe-regex';
+import { learnedLimitCount, MAX_LEARNED } from '@/core/agent/context-window';
+import { MAX_IDLE_CONVERSATIONS } from '@/core/approvals/data-flow';
+import { MAX_KNOWN_SEQ } from '@/core/storage/conversations';
+import { MAX_REFUSED, refusedImageModels } from '@/core/agent/tool-images';
+import { compiledPatternCount, SAFE_REGEX_CACHE_SIZE } from '@/core/registry/safe-regex';
 import { addNotice, ProviderService } from './providers';
 
 export interface BackgroundOptions {
@@ -275,6 +277,9 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   };
 }
 
+/** Runs going at once, as counted beside the bounded idle states (a person runs a few; scheduled skills add some). */
+const MAX_CONCURRENT_RUNS = 16;
+
 /** The core's own retained sets: what it keeps by run, conversation, page or listener. */
 function coreRetainedSets(parts: {
   runner: AgentRunner;
@@ -288,15 +293,16 @@ function coreRetainedSets(parts: {
 }): RetainedSets {
   const { runner, gate, hub, store, registry } = parts;
   const retained = new RetainedSets();
-  const add = (name: string, size: () => number) => void retained.register(name, size);
+  const add = (name: string, size: () => number, max?: number) => void retained.register(name, size, max);
   add('runner/runs', () => runner.retainedSizes().runs);
   add('runner/streaming', () => runner.retainedSizes().streaming);
   add('runner/meters', () => runner.retainedSizes().meters);
-  add('gate/conversations', () => gate.retainedSizes().conversations);
+  // Idle conversations' states are bounded; those with a run going come on top.
+  add('gate/conversations', () => gate.retainedSizes().conversations, MAX_IDLE_CONVERSATIONS + MAX_CONCURRENT_RUNS);
   add('gate/pendingApprovals', () => gate.retainedSizes().cards);
   add('gate/listeners', () => gate.retainedSizes().listeners);
   add('events/ports', () => hub.size);
-  add('store/knownSeqs', () => store.knownSeqs);
+  add('store/knownSeqs', () => store.knownSeqs, MAX_KNOWN_SEQ);
   add('registry/plugins', () => registry.retainedSizes().plugins);
   add('registry/tools', () => registry.retainedSizes().tools);
   add('registry/listeners', () => registry.retainedSizes().listeners);
@@ -304,9 +310,9 @@ function coreRetainedSets(parts: {
   add('listeners/claims', () => parts.claims.length);
   add('messages/handlers', () => parts.handled.size);
   add('keepAlive/holders', keepAliveHolders);
-  add('context/learnedLimits', learnedLimitCount);
-  add('images/refusingModels', refusedImageModels);
-  add('patterns/compiled', compiledPatternCount);
+  add('context/learnedLimits', learnedLimitCount, MAX_LEARNED);
+  add('images/refusingModels', refusedImageModels, MAX_REFUSED);
+  add('patterns/compiled', compiledPatternCount, SAFE_REGEX_CACHE_SIZE);
   return retained;
 }
 

@@ -1,4 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { RetainedCounts } from '@/core/retained';
 import type { Said } from '@/core/i18n/catalog';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
@@ -116,7 +117,7 @@ export interface ProtocolMap extends BenchProtocolMap {
    * How many things the background keeps in memory now, by name (`core/retained.ts`): numbers
    * only, never contents. For the memory test and the bench.
    */
-  getRetainedCounts(): Record<string, number>;
+  getRetainedCounts(): RetainedCounts;
 }
 
 /**

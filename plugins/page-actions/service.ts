@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import type { PluginContext } from '@/core/plugin';
 import { untrusted } from '@/core/registry/untrusted';
 import { PAGE_AGENT_KEY, type PageReply, type PageRequest } from './protocol';
-import { createControl, type ActingControl } from './control';
+import { createControl, MAX_TRACKED_TABS, type ActingControl } from './control';
 import { checkReply } from './replies';
 import { assertScriptable, getTab, settledTab, TabError, tabUrl, watchLoads } from './tab-access';
 
@@ -189,8 +189,8 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
 export function setupPageActions(ctx: PluginContext): { service: PageActionsService; dispose(): void } {
   const caller = createPageCaller();
   const control = createControl(ctx, caller.callPage);
-  ctx.retained('tabTokens', () => caller.tokenCount());
-  ctx.retained('controlledTabs', () => control.trackedTabs);
+  ctx.retained('tabTokens', () => caller.tokenCount(), MAX_TABS);
+  ctx.retained('controlledTabs', () => control.trackedTabs, MAX_TRACKED_TABS);
   return {
     service: { callPage: caller.callPage, lastToken: caller.lastToken, control },
     dispose: () => {

@@ -108,7 +108,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
       pluginId,
       handle: (type, handler) => void handlers.set(type, handler as (data: never) => unknown),
       setBadgeCount: (count) => void (badge.count = count),
-      retained: (name, size) => void retained.register(`${pluginId}/${name}`, size),
+      retained: (name, size, max) => void retained.register(`${pluginId}/${name}`, size, max),
       broadcast: (event) => void broadcasts.push(structuredClone(event)),
       storage: pluginStorage(db, pluginId),
       getModelClient: async () => {
