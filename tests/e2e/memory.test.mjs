@@ -13,55 +13,9 @@ import { startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar } from './helpers.mjs';
+import { callBackground, oneRun, runScript, STEPS } from './memory-runs.mjs';
 
 const RUNS = Number(process.env.MEMORY_RUNS ?? 100);
-const STEPS = 10;
-
-/** Calls the background's protocol from an extension page, as @webext-core/messaging frames it. */
-export async function callBackground(page, type, data) {
-  const reply = await page.evaluate(
-    ([t, d]) => (globalThis.browser ?? globalThis.chrome).runtime.sendMessage({ id: 1, type: t, data: d, timestamp: Date.now() }),
-    [type, data],
-  );
-  if (reply?.err) throw new Error(`${type}: ${reply.err.message}`);
-  return reply?.res;
-}
-
-/**
- * The scripted model of one run: STEPS requests, the first STEPS - 1 each asking for one tool
- * (list_tabs and read_page in turn: read_page reads the tab the user looks at), the last answering.
- */
-export function runScript(req) {
-  const lastUser = req.messages.findLastIndex((m) => m.role === 'user');
-  const done = req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
-  if (done >= STEPS - 1) return { text: `Run done after ${done} tools.` };
-  return { toolCalls: [{ name: done % 2 === 0 ? 'list_tabs' : 'read_page', arguments: {} }] };
-}
-
-/**
- * One run as a person starts it: a page opens (the tab the agent reads), a new conversation gets a
- * message, the run ends, the page closes. Returns the conversation's end status and its tool results.
- */
-export async function oneRun(h, ext, site, n) {
-  const page = await h.newPage(site.url('/alpha.html'));
-  try {
-    const conversation = await callBackground(ext, 'createConversation');
-    await callBackground(ext, 'sendMessage', { conversationId: conversation.id, text: `Run ${n}: look at my tabs and the page` });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const got = await callBackground(ext, 'getConversation', { id: conversation.id });
-      if (got.conversation.status !== 'running') {
-        const results = got.messages.filter((m) => m.role === 'tool');
-        return { status: got.conversation.status, tools: results.length, failed: results.filter((m) => !m.result?.ok).map((m) => `${m.toolName}: ${m.result?.error}`) };
-      }
-      if (Date.now() > deadline) throw new Error(`run ${n} did not end`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } finally {
-    await page.close();
-  }
-}
-
 /** The sets that grew from `before` to `now`, beyond their bound when they have one. */
 function grown(before, now) {
   const out = [];
