@@ -1,5 +1,6 @@
 // The background's memory over a long day: `npm run bench:memory`, or
-// `node bench/memory.mjs [chromium|firefox] [runs]`. Prints tables; writes nothing to the repo.
+// `node bench/memory.mjs [chromium|firefox] [runs] [--no-build]` (the production build, made here
+// unless --no-build). Prints tables; writes nothing to the repo.
 //
 // - Chromium: the service worker's JS heap, read through the DevTools protocol: a browser-level
 //   CDP session attaches to the worker's target (`Target.attachToTarget`) and sends it
@@ -22,14 +23,17 @@
 
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { startFixtureServer } from '../tests/e2e/fixture-server.mjs';
-import { launch } from '../tests/e2e/harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar } from '../tests/e2e/helpers.mjs';
 import { callBackground, oneRun, runScript } from '../tests/e2e/memory-runs.mjs';
 
 const KB = 1024;
 const MB = 1024 * KB;
-const browsers = process.argv[2] && !/^\d+$/.test(process.argv[2]) ? [process.argv[2]] : ['chromium', 'firefox'];
-const RUNS = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 100);
+const args = process.argv.slice(2);
+const named = args.filter((a) => a === 'chromium' || a === 'firefox');
+const browsers = named.length ? named : ['chromium', 'firefox'];
+const RUNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
 const EVERY = 10;
 const IDLE_BUDGET = 15 * MB;
 
@@ -137,7 +141,8 @@ async function bench(browserName) {
         rows.push([`run ${n}`, fmt(reading.main), signed(reading.main - idle.main), reading.detail]);
       }
     }
-    const counts = await callBackground(sidebar, 'getRetainedCounts');
+    // A build from before the retained sets has no such message (a baseline run of this bench).
+    const counts = (await callBackground(sidebar, 'getRetainedCounts').catch(() => undefined)) ?? { counts: {} };
     console.log(`\n## Background memory in ${browserName}: ${RUNS} runs of 10 steps (${((Date.now() - started) / 1000).toFixed(0)} s; load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
     table(rows);
     const half = at[Math.round(RUNS / 2 / EVERY) * EVERY];
@@ -149,7 +154,7 @@ async function bench(browserName) {
     }
     if (browserName === 'chromium') console.log(`idle budget ≤ ${fmt(IDLE_BUDGET)}: ${idle.main <= IDLE_BUDGET ? 'within' : 'over'}`);
     const nonzero = Object.entries(counts.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
-    console.log(`retained sets after the runs (non-zero): ${nonzero.join(', ')}`);
+    if (nonzero.length) console.log(`retained sets after the runs (non-zero): ${nonzero.join(', ')}`);
   } finally {
     await h.close();
     await model.close();
@@ -157,4 +162,7 @@ async function bench(browserName) {
   }
 }
 
+if (!args.includes('--no-build')) {
+  for (const b of browsers) execFileSync('npx', ['wxt', 'build', ...(b === 'firefox' ? ['-b', 'firefox'] : [])], { cwd: ROOT, stdio: 'ignore' });
+}
 for (const b of browsers) await bench(b);
