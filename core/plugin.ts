@@ -64,6 +64,12 @@ export interface PluginContext {
    * over the core and every plugin.
    */
   setBadgeCount(count: number): void;
+  /**
+   * Counts something the plugin keeps in memory that could grow (a map by tab or conversation,
+   * waiting calls, records): `size` is read when a page asks for the counts (`core/retained.ts`,
+   * numbers only), named `<plugin id>/<name>`; `max`: the bound of a cache that keeps at most that many. The memory test asserts they stay put over many runs.
+   */
+  retained(name: string, size: () => number, max?: number): void;
   /** Sends a live update to every open extension page. */
   broadcast(event: UiEvent): void;
   /** The plugin's own storage (IndexedDB: content scripts cannot read or write it). */

@@ -1,4 +1,5 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import { setBounded } from '@/core/retained';
 import type { ToolSpec } from '@/core/registry/types';
 import { said, type Said } from '@/core/i18n/catalog';
 import type { ContextSummary } from '@/core/storage/db';
@@ -129,6 +130,11 @@ function reserveFor(limit: number): number {
 
 /** Context windows learned from "context too long" errors, by provider type, address and model, for the background's life. */
 const learnedLimits = new Map<string, number>();
+/** Models whose learned window is kept (the most recently learned; a user tries models, never thousands). */
+export const MAX_LEARNED = 32;
+
+/** How many learned windows are kept (`core/retained.ts`). */
+export const learnedLimitCount = (): number => learnedLimits.size;
 
 interface Summary {
   /** How many messages after the system message it stands for. */
@@ -338,7 +344,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           const said = limitFromError(error.info.detail);
           const sent = estimateTokens(prompt, request.tools, imageChars);
           learned = said && said < sent ? said : Math.floor(Math.min(said ?? sent, sent) * 0.75);
-          learnedLimits.set(model, learned);
+          setBounded(learnedLimits, model, learned, MAX_LEARNED);
         }
       }
     },

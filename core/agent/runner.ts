@@ -100,6 +100,11 @@ export class AgentRunner {
     return new Set(this.runs.keys());
   }
 
+  /** How many runs, streamed answers and meters it holds now (`core/retained.ts`); each empties when its run ends. */
+  retainedSizes(): { runs: number; streaming: number; meters: number } {
+    return { runs: this.runs.size, streaming: this.streaming.size, meters: this.meters.size };
+  }
+
   /** The message being streamed now, if any: a page that opens mid-answer starts from it. */
   liveMessage(conversationId: string): AssistantMessage | undefined {
     const message = this.streaming.get(conversationId);
@@ -185,6 +190,8 @@ export class AgentRunner {
       .catch((error) => console.error('[sidequest] agent run failed unexpectedly', error))
       .finally(() => {
         this.runs.delete(conversationId);
+        // A loop that threw mid-answer never said the stream ended.
+        this.streaming.delete(conversationId);
         release?.();
         try {
           this.deps.afterRun?.(conversationId);

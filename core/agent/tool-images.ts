@@ -1,4 +1,5 @@
 import type { JSONValue, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import { addBounded } from '@/core/retained';
 import { ProviderError, type RunError } from './errors';
 import type { ModelClient, ProviderConfig } from './provider';
 import type { ToolImageMode } from './providers/define';
@@ -151,6 +152,10 @@ export function refusesImages(info: RunError): boolean {
 
 /** Models (type, address, model) that refused images, for the background's life. */
 const refusedImages = new Set<string>();
+export const MAX_REFUSED = 32;
+
+/** How many models are known to refuse images (`core/retained.ts`). */
+export const refusedImageModels = (): number => refusedImages.size;
 
 /**
  * A client whose requests carry tool images the way its model reads them (`toolImagesFor`). On
@@ -173,7 +178,7 @@ export function withToolImages(client: ModelClient, mode: () => Promise<ToolImag
       } catch (error) {
         const retry = !started && chosen !== 'none' && client.config.images !== 'yes' && hasImages(request.prompt) && !request.signal.aborted;
         if (!retry || !(error instanceof ProviderError) || !refusesImages(error.info)) throw error;
-        refusedImages.add(key);
+        addBounded(refusedImages, key, MAX_REFUSED);
         yield* client.stream({ ...request, prompt: withoutToolImages(request.prompt) });
       }
     },

@@ -34,8 +34,20 @@ export interface ConversationState {
  * has not yet let that sink receive data from it. Sending back to the one site read stays silent.
  * This holds each conversation's state; the gate decides with it.
  */
+/** Conversations without a run whose data-flow state is kept, the most recently run. */
+export const MAX_IDLE_CONVERSATIONS = 64;
+
 export class DataFlow {
   private readonly conversations = new Map<string, ConversationState>();
+  /** Conversations with a run going: their state is never dropped. */
+  private readonly running = new Set<string>();
+
+  constructor(private readonly maxIdle = MAX_IDLE_CONVERSATIONS) {}
+
+  /** How many conversations' states are kept (`core/retained.ts`). */
+  get size(): number {
+    return this.conversations.size;
+  }
 
   /** The conversation's state, made empty on first use. */
   state(conversationId: string): ConversationState {
@@ -49,14 +61,38 @@ export class DataFlow {
 
   forget(conversationId: string): void {
     this.conversations.delete(conversationId);
+    this.running.delete(conversationId);
   }
 
   clear(): void {
     this.conversations.clear();
+    this.running.clear();
+  }
+
+  /**
+   * The conversation's run ended: its state becomes the newest of the idle ones, and idle states
+   * past `maxIdle` go, oldest first (as after a worker restart: the next run seeds its sources
+   * from the stored history again; what the user let through is asked again).
+   */
+  ended(conversationId: string): void {
+    this.running.delete(conversationId);
+    const state = this.conversations.get(conversationId);
+    if (state) {
+      this.conversations.delete(conversationId);
+      this.conversations.set(conversationId, state);
+    }
+    let idle = this.conversations.size - this.running.size;
+    for (const id of this.conversations.keys()) {
+      if (idle <= this.maxIdle) break;
+      if (this.running.has(id)) continue;
+      this.conversations.delete(id);
+      idle--;
+    }
   }
 
   /** A run starts: its switch, and the private reads its history already made. */
   seed(conversationId: string, seed: RunSeed): void {
+    this.running.add(conversationId);
     const state = this.state(conversationId);
     state.trusted = seed.trusted;
     state.grantedAhead = seed.grantedAhead && new Map(seed.grantedAhead.map((g) => [toolSiteKey(g.tool, g.site), g.pin]));

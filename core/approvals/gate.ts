@@ -74,6 +74,16 @@ export class ApprovalGate implements ToolGate {
     this.flow.seed(conversationId, seed);
   }
 
+  /** The conversation's run ended: its data-flow state may go once enough newer ones are kept. */
+  endRun(conversationId: string): void {
+    this.flow.ended(conversationId);
+  }
+
+  /** How many things it keeps now (`core/retained.ts`): conversations' data-flow states, waiting cards, listeners. */
+  retainedSizes(): { conversations: number; cards: number; listeners: number } {
+    return { conversations: this.flow.size, cards: this.cards.list().length, listeners: this.listeners.size };
+  }
+
   /** The conversation's "act without asking" switch. */
   setTrusted(conversationId: string, trusted: boolean): void {
     this.flow.state(conversationId).trusted = trusted;

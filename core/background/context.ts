@@ -19,7 +19,13 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { agentSettings, ProviderSecrets, uiLanguage } from '@/core/storage/settings';
 import { BadgeCounter } from './badge';
 import { EventHub, isExtensionPage } from './events';
-import { startKeepAlive } from './keep-alive';
+import { keepAliveHolders, startKeepAlive } from './keep-alive';
+import { RetainedSets } from '@/core/retained';
+import { learnedLimitCount, MAX_LEARNED } from '@/core/agent/context-window';
+import { MAX_IDLE_CONVERSATIONS } from '@/core/approvals/data-flow';
+import { MAX_KNOWN_SEQ } from '@/core/storage/conversations';
+import { MAX_REFUSED, refusedImageModels } from '@/core/agent/tool-images';
+import { compiledPatternCount, SAFE_REGEX_CACHE_SIZE } from '@/core/registry/safe-regex';
 import { addNotice, ProviderService } from './providers';
 
 export interface BackgroundOptions {
@@ -42,6 +48,11 @@ export class Moment<A extends unknown[]> {
   private readonly listeners = new Set<(...args: A) => void | Promise<void>>();
 
   constructor(private readonly failure: string) {}
+
+  /** How many listeners it has (`core/retained.ts`). */
+  get size(): number {
+    return this.listeners.size;
+  }
 
   add(listener: (...args: A) => void | Promise<void>): () => void {
     this.listeners.add(listener);
@@ -78,6 +89,8 @@ export interface BackgroundContext {
   readonly badge: BadgeCounter;
   /** The per-step timer of benchmark builds; undefined elsewhere. */
   readonly stepTimer: StepTimer | undefined;
+  /** What the background keeps in memory, counted by name (`core/retained.ts`; plugins add theirs). */
+  readonly retained: RetainedSets;
   /** The model of a conversation (its pick in the sidebar, else the default profile's). */
   getModelClient(conversationId?: string): Promise<ModelClient>;
   getMaxSteps(): Promise<number>;
@@ -185,7 +198,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
             : [],
         ),
       }),
-    afterRun: (conversationId) => void runEnded.run(conversationId),
+    afterRun: (conversationId) => {
+      gate.endRun(conversationId);
+      void runEnded.run(conversationId);
+    },
     claim: async (conversationId, text) => {
       for (const claim of claims) {
         const driver = await claim(conversationId, text);
@@ -215,6 +231,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     };
   }
 
+  const allDataDeleted = new Moment<[]>('a plugin failed to delete its data');
+  const settingsImported = new Moment<[]>('a plugin failed to read the imported settings');
+  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, handled });
+
   hub.listen();
   return {
     plugins,
@@ -228,14 +248,15 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     runner,
     badge: new BadgeCounter(),
     stepTimer,
+    retained,
     getModelClient,
     getMaxSteps,
     handle,
     onStartup: (task) => void startupTasks.push(task),
     runEnded,
     conversationDeleted,
-    allDataDeleted: new Moment('a plugin failed to delete its data'),
-    settingsImported: new Moment('a plugin failed to read the imported settings'),
+    allDataDeleted,
+    settingsImported,
     asked,
     claims,
     async forgetConversation(id) {
@@ -257,6 +278,45 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
       return ready;
     },
   };
+}
+
+/** Runs going at once, as counted beside the bounded idle states (a person runs a few; scheduled skills add some). */
+const MAX_CONCURRENT_RUNS = 16;
+
+/** The core's own retained sets: what it keeps by run, conversation, page or listener. */
+function coreRetainedSets(parts: {
+  runner: AgentRunner;
+  gate: ApprovalGate;
+  hub: EventHub;
+  store: ConversationStore;
+  registry: ToolRegistry;
+  moments: Record<string, { readonly size: number }>;
+  claims: readonly unknown[];
+  handled: ReadonlySet<string>;
+}): RetainedSets {
+  const { runner, gate, hub, store, registry } = parts;
+  const retained = new RetainedSets();
+  const add = (name: string, size: () => number, max?: number) => void retained.register(name, size, max);
+  add('runner/runs', () => runner.retainedSizes().runs);
+  add('runner/streaming', () => runner.retainedSizes().streaming);
+  add('runner/meters', () => runner.retainedSizes().meters);
+  // Idle conversations' states are bounded; those with a run going come on top.
+  add('gate/conversations', () => gate.retainedSizes().conversations, MAX_IDLE_CONVERSATIONS + MAX_CONCURRENT_RUNS);
+  add('gate/pendingApprovals', () => gate.retainedSizes().cards);
+  add('gate/listeners', () => gate.retainedSizes().listeners);
+  add('events/ports', () => hub.size);
+  add('store/knownSeqs', () => store.knownSeqs, MAX_KNOWN_SEQ);
+  add('registry/plugins', () => registry.retainedSizes().plugins);
+  add('registry/tools', () => registry.retainedSizes().tools);
+  add('registry/listeners', () => registry.retainedSizes().listeners);
+  for (const [name, moment] of Object.entries(parts.moments)) add(`listeners/${name}`, () => moment.size);
+  add('listeners/claims', () => parts.claims.length);
+  add('messages/handlers', () => parts.handled.size);
+  add('keepAlive/holders', keepAliveHolders);
+  add('context/learnedLimits', learnedLimitCount, MAX_LEARNED);
+  add('images/refusingModels', refusedImageModels, MAX_REFUSED);
+  add('patterns/compiled', compiledPatternCount, SAFE_REGEX_CACHE_SIZE);
+  return retained;
 }
 
 /** The tab the user is looking at (`core/agent/user-tab.ts`), as the gate shows it. */

@@ -16,6 +16,11 @@ export class EventHub {
     this.deltas = new DeltaCoalescer((event) => this.post(event), options.deltaIntervalMs, options.clock);
   }
 
+  /** How many pages are connected now (`core/retained.ts`); a closed page's port goes on disconnect. */
+  get size(): number {
+    return this.ports.size;
+  }
+
   /** Listens for pages connecting. Call synchronously at start-up (an MV3 worker may wake for it). */
   listen(): void {
     browser.runtime.onConnect.addListener((port) => {

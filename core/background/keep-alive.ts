@@ -6,6 +6,9 @@ const PING_INTERVAL_MS = 20_000;
 let holders = 0;
 let timer: ReturnType<typeof setInterval> | undefined;
 
+/** How many runs hold the background alive now (`core/retained.ts`); the ping timer runs while any do. */
+export const keepAliveHolders = (): number => holders;
+
 /**
  * Keeps the background alive while at least one run is going, so a long model answer or tool
  * is not cut off by the browser's idle timeout. Returns the function that lets go.

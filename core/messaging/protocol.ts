@@ -1,4 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { RetainedCounts } from '@/core/retained';
 import type { Said } from '@/core/i18n/catalog';
 import type { ProviderCheck } from '@/core/agent/provider';
 import type { ModelInfo } from '@/core/agent/providers/common';
@@ -117,6 +118,11 @@ export interface ProtocolMap extends BenchProtocolMap {
   searchConversations(data: { query: string }): Conversation[];
   /** The request and response of the step that produced an answer (keys redacted), if kept. */
   getTrace(data: { messageId: string }): StepTrace | null;
+  /**
+   * How many things the background keeps in memory now, by name (`core/retained.ts`): numbers
+   * only, never contents. For the memory test and the bench.
+   */
+  getRetainedCounts(): RetainedCounts;
 }
 
 /**

@@ -81,6 +81,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
   private readonly listeners = new Set<RegistryListener>();
   private enabled: Record<string, boolean> = {};
+
+  /** How many plugins, tools and change listeners it holds (`core/retained.ts`). */
+  retainedSizes(): { plugins: number; tools: number; listeners: number } {
+    return { plugins: this.plugins.size, tools: this.tools.size, listeners: this.listeners.size };
+  }
   /**
    * The id of the tab the user is looking at, for offering tab-scoped plugins' tools (a page's
    * own tools): every loop over this registry offers those of that tab and of the tabs its

@@ -156,9 +156,12 @@ function tooLarge(size: number, maxProgram: number): string {
   return `it is too large to match quickly (about ${size} instructions once its repeats are expanded, at most ${maxProgram}; large counted repeats like {0,999} make it so)`;
 }
 
-const CACHE_SIZE = 256;
+export const SAFE_REGEX_CACHE_SIZE = 256;
 /** Compiled patterns (or why not), most recently used last. */
 const cache = new Map<string, SafeRegex | PatternError>();
+
+/** How many compiled patterns are kept (`core/retained.ts`; at most `SAFE_REGEX_CACHE_SIZE`). */
+export const compiledPatternCount = (): number => cache.size;
 
 /**
  * Compiles a pattern written in JavaScript syntax for the linear-time engine, or throws a
@@ -175,7 +178,7 @@ export function compileSafeRegex(
     cache.delete(key);
   } else {
     entry = build(source, ignoreCase, maxChars, Math.min(maxProgram, SAFE_REGEX_LIMITS.program));
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    if (cache.size >= SAFE_REGEX_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   cache.set(key, entry);
   if (entry instanceof PatternError) throw entry;

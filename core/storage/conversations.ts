@@ -1,4 +1,5 @@
 import Dexie from 'dexie';
+import { setBounded } from '@/core/retained';
 import { DEFAULT_TITLE } from './default-title';
 import { SearchIndex, TITLE_PART } from './search-index';
 import type {
@@ -23,6 +24,8 @@ export interface ListPage {
   total: number;
 }
 const MAX_TITLE = 80;
+/** Conversations whose next message number is kept in memory (the rest read it from the database). */
+export const MAX_KNOWN_SEQ = 256;
 
 /** A message before the store has given it an id, a place and a time. */
 export type NewMessage<M extends StoredMessage = StoredMessage> = M extends StoredMessage
@@ -50,6 +53,11 @@ export class ConversationStore {
   /** Titles and message text by word; kept up to date off the hot path (`search-index.ts`). */
   readonly index: SearchIndex;
 
+  /** How many conversations' next numbers are kept (`core/retained.ts`): the most recently written, at most `MAX_KNOWN_SEQ`. */
+  get knownSeqs(): number {
+    return this.nextSeq.size;
+  }
+
   constructor(readonly db: SidequestDb) {
     this.index = new SearchIndex(db);
   }
@@ -64,7 +72,7 @@ export class ConversationStore {
       status: 'idle',
     };
     await this.db.conversations.add(conversation);
-    this.nextSeq.set(conversation.id, 0);
+    setBounded(this.nextSeq, conversation.id, 0, MAX_KNOWN_SEQ);
     this.index.noteConversation(conversation.id, TITLE_PART);
     return conversation;
   }
@@ -209,7 +217,8 @@ export class ConversationStore {
         .last();
       next = last ? last.seq + 1 : 0;
     }
-    this.nextSeq.set(conversationId, next + 1);
+    // A bounded cache: a conversation not written for a long while reads its last number again.
+    setBounded(this.nextSeq, conversationId, next + 1, MAX_KNOWN_SEQ);
     return next;
   }
 

@@ -36,6 +36,7 @@ export const interactionPlugin = definePlugin<QuestionDesk>({
       );
       ctx.setBadgeCount(desk.list().length);
     });
+    ctx.retained('waitingQuestions', () => desk.list().length);
     ctx.handle('listQuestions', () => desk.list());
     ctx.handle('answerQuestion', ({ id, answer }) => desk.answer(id, answer));
     ctx.conversations.onDeleted((id) => desk.withdraw(id));

@@ -79,6 +79,8 @@ export const mcpPlugin = definePlugin<McpService>({
       onChange: () => ctx.broadcast({ type: 'mcp-servers', servers: service.views() }),
     });
     ctx.onStartup(() => service.start());
+    ctx.retained('servers', () => service.retainedSizes().servers);
+    ctx.retained('connections', () => service.retainedSizes().connections);
     ctx.onSettingsImported(() => service.reload());
     ctx.handle('listMcpServers', () => service.views());
     ctx.handle('addMcpServer', (data) => service.add(data));

@@ -81,6 +81,13 @@ export class McpService {
   private switches = '';
   private readonly unwatch: () => void;
 
+  /** How many servers it keeps and how many of them hold a connection (`ctx.retained`). */
+  retainedSizes(): { servers: number; connections: number } {
+    let connections = 0;
+    for (const e of this.entries.values()) if (e.connection || e.connecting) connections++;
+    return { servers: this.entries.size, connections };
+  }
+
   constructor(private readonly options: McpServiceOptions) {
     // A switch changed elsewhere (this plugin's own in Settings → Plugins): the list shows it.
     this.unwatch = options.registry.onChange(() => {

@@ -143,6 +143,11 @@ export class Control implements ActingControl {
   private readonly tabs = new Map<number, TabState>();
   private readonly disposers: Array<() => void> = [];
 
+  /** How many tabs it tracks (`ctx.retained`): dropped when their run ends or the tab closes. */
+  get trackedTabs(): number {
+    return this.tabs.size;
+  }
+
   constructor(
     private readonly ctx: Pick<PluginContext, 'broadcast' | 'conversations'> & Partial<Pick<PluginContext, 'handle'>>,
     private readonly callPage: CallPage,

@@ -2,7 +2,7 @@ import { browser } from 'wxt/browser';
 import type { PluginContext } from '@/core/plugin';
 import { untrusted } from '@/core/registry/untrusted';
 import { PAGE_AGENT_KEY, type PageReply, type PageRequest } from './protocol';
-import { createControl, type ActingControl } from './control';
+import { createControl, MAX_TRACKED_TABS, type ActingControl } from './control';
 import { checkReply } from './replies';
 import { assertScriptable, getTab, settledTab, TabError, tabUrl, watchLoads } from './tab-access';
 
@@ -114,7 +114,7 @@ export function createTokenStore(max = MAX_TABS) {
 }
 
 /** The page caller alone (no control): what the tools and `control.ts` use to reach a tab's agent. */
-export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastToken'> & { dispose(): void } {
+export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastToken'> & { dispose(): void; tokenCount(): number } {
   const tokens = createTokenStore();
   const onRemoved = (tabId: number) => void tokens.delete(tabId);
   browser.tabs.onRemoved.addListener(onRemoved);
@@ -181,6 +181,7 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
   return {
     callPage,
     lastToken: (tabId) => tokens.get(tabId),
+    tokenCount: () => tokens.size,
     dispose: () => browser.tabs.onRemoved.removeListener(onRemoved),
   };
 }
@@ -188,6 +189,8 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
 export function setupPageActions(ctx: PluginContext): { service: PageActionsService; dispose(): void } {
   const caller = createPageCaller();
   const control = createControl(ctx, caller.callPage);
+  ctx.retained('tabTokens', () => caller.tokenCount(), MAX_TABS);
+  ctx.retained('controlledTabs', () => control.trackedTabs, MAX_TRACKED_TABS);
   return {
     service: { callPage: caller.callPage, lastToken: caller.lastToken, control },
     dispose: () => {

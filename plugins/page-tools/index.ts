@@ -128,6 +128,10 @@ export const pageToolsPlugin = definePlugin<PageToolsManager>({
       },
     });
     manager.listen();
+    ctx.retained('sessions', () => manager.retainedSizes().sessions);
+    ctx.retained('pendingCalls', () => manager.retainedSizes().pendingCalls);
+    ctx.retained('callNames', () => manager.retainedSizes().callNames);
+    ctx.retained('refreshWaiters', () => manager.retainedSizes().waiters);
     ctx.onStartup(() => manager.start());
     ctx.onDeleteAll(() => manager.forgetAll());
     ctx.onSettingsImported(async () => manager.applyPermissions(await permissions.getValue()));

@@ -50,6 +50,17 @@ export class PageToolsManager {
 
   constructor(private readonly options: PageToolsOptions) {}
 
+  /** How many tabs' sessions, their calls waiting for the page, and refresh waiters it holds (`ctx.retained`). */
+  retainedSizes(): { sessions: number; pendingCalls: number; callNames: number; waiters: number } {
+    let pendingCalls = 0;
+    let callNames = 0;
+    for (const s of this.sessions.values()) {
+      pendingCalls += s.pending.size;
+      callNames += s.callTools.size;
+    }
+    return { sessions: this.sessions.size, pendingCalls, callNames, waiters: this.waiters.size };
+  }
+
   /** Registers the listeners; call synchronously at start-up (a woken worker gets its event at once). */
   listen(): void {
     browser.runtime.onConnect.addListener((port) => {

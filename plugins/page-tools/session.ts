@@ -67,6 +67,7 @@ export class Session {
       signal.addEventListener('abort', onAbort, { once: true });
       if (!this.post({ type: 'call', callId, key, input })) {
         this.pending.delete(callId);
+        this.forget(callId);
         signal.removeEventListener('abort', onAbort);
         resolve({ ok: false, error: 'The page is no longer reachable (it was closed or navigated away).' });
       }

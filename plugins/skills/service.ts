@@ -224,6 +224,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
   ctx.handle('skills/runInfo', ({ conversationId }) => runInfo(conversationId));
   ctx.conversations.claim(claim);
   ctx.conversations.onDeleted((conversationId) => void runs.delete(conversationId));
+  ctx.retained('runMemos', () => runs.size);
   // The core empties the collection itself.
   ctx.onDeleteAll(() => runs.clear());
   return {

@@ -69,6 +69,7 @@ export const tasksPlugin = definePlugin<TaskBoard>({
   setup(ctx) {
     const board = new TaskBoard({ load: () => sessionTasks.getValue(), save: (all) => sessionTasks.setValue(all) });
     const stop = board.onChange((conversationId, tasks) => ctx.broadcast({ type: 'tasks', conversationId, tasks }));
+    ctx.retained('taskLists', () => board.size);
     ctx.handle('getTasks', ({ conversationId }) => board.list(conversationId));
     ctx.conversations.onDeleted((id) => board.drop(id));
     return { service: board, dispose: stop };

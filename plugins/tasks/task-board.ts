@@ -34,6 +34,11 @@ export class TaskBoard {
 
   constructor(private readonly store?: TaskBoardStore) {}
 
+  /** How many conversations have a task list in memory (`ctx.retained`): dropped with the conversation. */
+  get size(): number {
+    return this.lists.size;
+  }
+
   /** Reads the session copy once; every method waits for it. */
   private ready(): Promise<void> {
     this.loaded ??= (async () => {

@@ -128,6 +128,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['resumeRun', { conversationId }],
     ['searchConversations', { query: 'Delete' }],
     ['getTrace', { messageId: 'x' }],
+    ['getRetainedCounts', undefined],
     ['getTasks', { conversationId }],
     // Skills: a planted skill would run steps as the user's; a schedule would run them unattended.
     ['skills/list', undefined],

@@ -20,6 +20,7 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       pluginId: plugin.id,
       handle: (type, handler) => void disposers.push(handle(type, handler)),
       setBadgeCount: (count) => ctx.badge.set(`plugin:${plugin.id}`, count),
+      retained: (name, size, max) => void disposers.push(ctx.retained.register(`${plugin.id}/${name}`, size, max)),
       broadcast: (event) => hub.broadcast(event),
       storage: pluginStorage(ctx.db, plugin.id),
       // A tool's model requests (sub-agents, summaries) count against its run's token budget.

@@ -10,6 +10,7 @@ import { AgentRunner, type RunDriver } from '@/core/agent/runner';
 import type { PendingApproval, RunSeed } from '@/core/approvals/types';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
 import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
+import { RetainedSets } from '@/core/retained';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
 import type { ToolGate } from '@/core/registry/types';
@@ -77,6 +78,8 @@ export function pluginHarness(options: HarnessOptions = {}) {
   const deleted: Array<(id: string) => void | Promise<void>> = [];
   const shown: string[] = [];
   const badge = { count: 0 };
+  /** What the plugins count with `ctx.retained`, by `<plugin>/<name>`. */
+  const retained = new RetainedSets();
   const model = options.model;
   const runner = new AgentRunner({
     store,
@@ -105,6 +108,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
       pluginId,
       handle: (type, handler) => void handlers.set(type, handler as (data: never) => unknown),
       setBadgeCount: (count) => void (badge.count = count),
+      retained: (name, size, max) => void retained.register(`${pluginId}/${name}`, size, max),
       broadcast: (event) => void broadcasts.push(structuredClone(event)),
       storage: pluginStorage(db, pluginId),
       getModelClient: async () => {
@@ -153,6 +157,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
     broadcasts,
     shown,
     badge,
+    retained,
     /** Sets a plugin up and registers its tools, as the background does; returns its setup. */
     install<S>(plugin: BuiltinPlugin<S>) {
       const setup = plugin.setup?.(context(plugin.id)) ?? undefined;

@@ -79,6 +79,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
       approvals: { onAsk: () => undefined },
       showConversation: async () => undefined,
       setBadgeCount: () => undefined,
+      retained: () => undefined,
     };
     const setup = plugin.setup?.(ctx);
     registry.register({ id: plugin.id, source: 'builtin', name: plugin.name, description: plugin.description, tools: plugin.tools }, setup?.service);
