@@ -74,6 +74,8 @@ export interface ModelRequest {
   timings?: RequestTimings;
   /** Awaited right before the request leaves: lets the caller's writes overlap request building. */
   beforeSend?: Promise<unknown>;
+  /** Called as the request leaves (after `beforeSend`): the caller's work that can wait goes then. */
+  sent?(): void;
   /** Filled with the HTTP request and response of this step, credentials redacted. */
   trace?: TraceSink;
 }

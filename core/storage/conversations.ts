@@ -7,6 +7,7 @@ import type {
   StoredMessage,
   ToolMessage,
 } from './db';
+import type { StepTrace } from '@/core/data/trace';
 
 export { DEFAULT_TITLE };
 const MAX_TITLE = 80;
@@ -139,17 +140,35 @@ export class ConversationStore {
   }
 
   /**
-   * Writes several messages in one transaction. This is the agent loop's hot path, so it talks
-   * to IndexedDB directly (Dexie's own promise scheduling costs milliseconds a write here);
-   * IndexedDB keeps it in order with every Dexie transaction on the same database.
+   * Writes several messages, and the traces of their step, in one transaction. This is the agent
+   * loop's hot path (one call per step: the answer with its tool results), so it talks to
+   * IndexedDB directly (Dexie's own promise scheduling costs milliseconds a write here);
+   * IndexedDB keeps it in order with every Dexie transaction on the same database. A trace that
+   * cannot be written costs only itself: the messages still commit.
    */
-  async putMany(messages: StoredMessage[]): Promise<void> {
-    if (!this.db.isOpen()) await this.db.open();
+  putMany(messages: StoredMessage[], traces: readonly StepTrace[] = []): Promise<void> {
+    if (!this.db.isOpen()) return this.db.open().then(() => this.putMany(messages, traces));
     const idb = this.db.backendDB();
-    await new Promise<void>((resolve, reject) => {
-      const tx = idb.transaction('messages', 'readwrite', { durability: 'relaxed' });
+    return new Promise<void>((resolve, reject) => {
+      const tx = idb.transaction(traces.length ? ['messages', 'traces'] : 'messages', 'readwrite', { durability: 'relaxed' });
       const table = tx.objectStore('messages');
       for (const message of messages) table.put(message);
+      if (traces.length) {
+        const kept = tx.objectStore('traces');
+        const lost = (error: unknown) => console.warn('[sidequest] could not keep a step trace', error);
+        for (const trace of traces) {
+          try {
+            kept.put(trace).onerror = (event) => {
+              // Handled here, so the transaction goes on without it.
+              event.preventDefault();
+              event.stopPropagation();
+              lost((event.target as IDBRequest).error);
+            };
+          } catch (error) {
+            lost(error);
+          }
+        }
+      }
       tx.oncomplete = () => resolve();
       tx.onerror = () => reject(tx.error ?? new Error('The messages could not be saved.'));
       tx.onabort = () => reject(tx.error ?? new Error('Saving the messages was aborted.'));
