@@ -163,13 +163,14 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
       }
       if (observer) {
-        observer.requestSent(timings.requestSentAt);
+        observer.requestSent(timings.requestSentAt, timings.fetchCalledAt);
         observer.streamEnded(timings.lastByteAt, performance.now());
       }
       options.onStreaming?.(undefined);
       news.send();
-      // Written with the answer, in the step's transaction (a failed write loses only the trace).
-      if (trace) transcript.keepTrace?.(assistant, trace, [client.config.apiKey]);
+      // Kept beside the answer, off the step's path: once the next request has left (a failed
+      // write loses only the trace).
+      if (trace) news.defer(() => void transcript.keepTrace?.(assistant, trace, [client.config.apiKey]));
       await saver.flush();
       // A failed write of the last step ends the run as an internal error (the caller catches it).
       await pendingWrite;

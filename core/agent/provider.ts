@@ -62,6 +62,8 @@ export interface Pricing {
 
 /** Time marks of one model request, from `performance.now()`; for the per-step overhead. */
 export interface RequestTimings {
+  /** The request is built: the SDK called fetch, which waits for `beforeSend`. */
+  fetchCalledAt?: number;
   requestSentAt?: number;
   lastByteAt?: number;
 }

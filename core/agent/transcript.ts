@@ -12,7 +12,7 @@ export interface Transcript {
   readonly conversationId: string;
   /** Gives a message its id, place and time without saving it. */
   prepare<M extends StoredMessage>(message: NewMessage<M>): Promise<M>;
-  /** Saves messages (several in one transaction), with any step trace kept since the last save. */
+  /** Saves messages (several in one transaction). */
   save(messages: StoredMessage[]): Promise<void>;
   /** Tells whoever listens that a message is new or changed. */
   announce(message: StoredMessage): void;
@@ -21,30 +21,26 @@ export interface Transcript {
   /** One of this transcript's tool calls reported live activity. */
   toolActivity?(toolMessage: ToolMessage, event: unknown): void;
   /**
-   * Keeps the trace of the step that produced this answer (the main chat; sub-agents keep none):
-   * written in the same transaction as the next `save`, which always follows (the answer's).
+   * Keeps the trace of the step that produced this answer (the main chat; sub-agents keep none),
+   * in a write of its own that no step waits for.
    */
-  keepTrace?(answer: AssistantMessage, trace: TraceSink, secrets: Array<string | undefined>): void;
+  keepTrace?(answer: AssistantMessage, trace: TraceSink, secrets: Array<string | undefined>): Promise<void>;
 }
 
 /** The main chat's transcript: IndexedDB plus the live events to the extension's pages. */
 export function storeTranscript(store: ConversationStore, events: AgentEvents, conversationId: string, keepTraces = false): Transcript {
-  let traces: StepTrace[] = [];
   return {
     keepTrace: keepTraces
-      ? (answer, trace, secrets) => {
+      ? async (answer, trace, secrets) => {
           if (!trace.request) return;
           const clean = scrubSecrets({ attempts: trace.attempts, request: trace.request, response: trace.response }, secrets);
-          traces.push({ messageId: answer.id, conversationId, at: Date.now(), ...clean });
+          const kept: StepTrace = { messageId: answer.id, conversationId, at: Date.now(), ...clean };
+          await store.putTraces([kept]);
         }
       : undefined,
     conversationId,
     prepare: (message) => store.prepare(message),
-    save: (messages) => {
-      const kept = traces;
-      traces = [];
-      return store.putMany(messages, kept);
-    },
+    save: (messages) => store.putMany(messages),
     announce: (message) => events.message(message),
     delta: (messageId, text, offset) => events.delta(conversationId, messageId, text, offset),
     toolActivity: (toolMessage, event) => events.toolActivity?.(conversationId, toolMessage.toolCallId, toolMessage.toolName, event),
@@ -107,10 +103,12 @@ export class StepWriter {
  * Announcements of changed messages, sent together: a message announced twice before they go out
  * is sent once, as it is then (a quick tool's "running" and "done" become one event). The loop
  * sends them when the next request has left, before a streamed piece or live activity, at its end,
- * or after a short wait (`soon`), so the pages' work never stands between a step and the next request.
+ * or after a short wait (`soon`), so the pages' work never stands between a step and the next
+ * request. Other work that can wait (`defer`: keeping a step's trace) goes out with them.
  */
 export class Announcements {
   private readonly queued = new Map<string, StoredMessage>();
+  private deferred: Array<() => void> = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly transcript: Transcript) {}
@@ -126,13 +124,24 @@ export class Announcements {
     this.timer ??= setTimeout(() => this.send(), ms);
   }
 
+  /** Runs `work` when the announcements go out. */
+  defer(work: () => void): void {
+    this.deferred.push(work);
+  }
+
   send(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.queued.size) return;
-    const messages = [...this.queued.values()];
-    this.queued.clear();
-    for (const message of messages) this.transcript.announce(message);
+    if (this.queued.size) {
+      const messages = [...this.queued.values()];
+      this.queued.clear();
+      for (const message of messages) this.transcript.announce(message);
+    }
+    if (this.deferred.length) {
+      const work = this.deferred;
+      this.deferred = [];
+      for (const run of work) run();
+    }
   }
 }
 

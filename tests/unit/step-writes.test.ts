@@ -52,11 +52,11 @@ function setup() {
     ],
   });
   // Every write of the loop's hot path, as it went to IndexedDB.
-  const writes: Array<{ messages: string[]; traces: number }> = [];
+  const writes: string[][] = [];
   const putMany = store.putMany.bind(store);
-  vi.spyOn(store, 'putMany').mockImplementation((messages, traces = []) => {
-    writes.push({ messages: shape(messages), traces: traces.length });
-    return putMany(messages, traces);
+  vi.spyOn(store, 'putMany').mockImplementation((messages) => {
+    writes.push(shape(messages));
+    return putMany(messages);
   });
   // What storage held when each model request left (after `beforeSend`).
   const onDiskAtRequest: StoredMessage[][] = [];
@@ -96,16 +96,12 @@ function setup() {
 }
 
 describe('the step writes', () => {
-  it('writes a step with quick tools in one transaction: the answer, every result and the trace', async () => {
+  it('writes a step with quick tools in one transaction: the answer and every result (its trace apart)', async () => {
     const ctx = setup();
     server.queue([{ toolCalls: [{ name: 'quick', arguments: { n: 1 } }, { name: 'quick', arguments: { n: 2 } }] }, { toolCalls: [{ name: 'quick', arguments: { n: 3 } }] }, { text: 'Done.' }]);
     const messages = await ctx.run('Go');
     expect(shape(messages)).toEqual(['user', 'assistant:complete', 'tool:done', 'tool:done', 'assistant:complete', 'tool:done', 'assistant:complete']);
-    expect(ctx.writes).toEqual([
-      { messages: ['assistant:complete', 'tool:done', 'tool:done'], traces: 1 },
-      { messages: ['assistant:complete', 'tool:done'], traces: 1 },
-      { messages: ['assistant:complete'], traces: 1 },
-    ]);
+    expect(ctx.writes).toEqual([['assistant:complete', 'tool:done', 'tool:done'], ['assistant:complete', 'tool:done'], ['assistant:complete']]);
     const traces = await ctx.db.traces.toArray();
     expect(traces.map((t) => t.messageId).sort()).toEqual(messages.filter((m) => m.role === 'assistant').map((m) => m.id).sort());
     expect(JSON.stringify(traces)).not.toContain('sk-step');
@@ -127,10 +123,7 @@ describe('the step writes', () => {
     server.queue([{ text: 'Looking.', toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'Done.' }]);
     const messages = await ctx.run('Go');
     expect(ctx.seenBySlow.map(shape)).toEqual([['user', 'assistant:complete', 'tool:running']]);
-    expect(ctx.writes.slice(0, 2)).toEqual([
-      { messages: ['assistant:complete', 'tool:running'], traces: 1 },
-      { messages: ['tool:done'], traces: 0 },
-    ]);
+    expect(ctx.writes.slice(0, 2)).toEqual([['assistant:complete', 'tool:running'], ['tool:done']]);
     expect(shape(messages)).toEqual(['user', 'assistant:complete', 'tool:done', 'assistant:complete']);
   });
 
@@ -151,23 +144,25 @@ describe('the step writes', () => {
   });
 });
 
-describe('ConversationStore.putMany', () => {
-  it('writes messages and traces in one IndexedDB transaction; a trace that cannot be kept costs only itself', async () => {
+describe('ConversationStore writes of the hot path', () => {
+  it('writes messages in one IndexedDB transaction, traces in another; a trace that cannot be kept costs only itself', async () => {
     const store = new ConversationStore(openDb(`test-step-writes-${++dbCount}`));
     const c = await store.create();
-    const message = await store.prepare({ role: 'user', conversationId: c.id, text: 'hi' });
-    const trace: StepTrace = { messageId: message.id, conversationId: c.id, at: 1, attempts: 1, request: { method: 'POST', url: 'x', headers: {}, body: '' } };
+    const first = await store.prepare({ role: 'user', conversationId: c.id, text: 'hi' });
+    const second = await store.prepare({ role: 'user', conversationId: c.id, text: 'again' });
     const spy = vi.spyOn(IDBDatabase.prototype, 'transaction');
-    await store.putMany([message], [trace]);
-    expect(spy).toHaveBeenCalledTimes(1);
-    expect(spy.mock.calls[0]![0]).toEqual(['messages', 'traces']);
+    await store.putMany([first, second]);
+    expect(spy.mock.calls.map((call) => call.slice(0, 2))).toEqual([['messages', 'readwrite']]);
+    spy.mockClear();
+    const trace: StepTrace = { messageId: first.id, conversationId: c.id, at: 1, attempts: 1, request: { method: 'POST', url: 'x', headers: {}, body: '' } };
+    await store.putTraces([trace]);
+    expect(spy.mock.calls.map((call) => call.slice(0, 2))).toEqual([['traces', 'readwrite']]);
     spy.mockRestore();
-    expect(await store.db.traces.get(message.id)).toMatchObject({ attempts: 1 });
+    expect((await store.messages(c.id)).map((m) => m.id)).toEqual([first.id, second.id]);
+    expect(await store.db.traces.get(first.id)).toMatchObject({ attempts: 1 });
 
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const second = { ...message, id: 'second', seq: 1, text: 'again' };
-    await store.putMany([second], [{ ...trace, messageId: undefined as unknown as string }]);
-    expect((await store.messages(c.id)).map((m) => m.id)).toEqual([message.id, 'second']);
+    await expect(store.putTraces([{ ...trace, messageId: undefined as unknown as string }])).resolves.toBeUndefined();
     expect(warn).toHaveBeenCalled();
     warn.mockRestore();
   });

@@ -21,6 +21,7 @@ export interface RequestHooks {
 export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
   return async (input, init) => {
     const { timings, beforeSend, sent, trace } = hooks() ?? {};
+    if (timings) timings.fetchCalledAt = performance.now();
     if (beforeSend) await beforeSend;
     if (trace) traceRequest(trace, input, init);
     if (timings) timings.requestSentAt = performance.now();
