@@ -144,9 +144,10 @@ async function steps(browserName) {
     table([
       ['part', 'median'],
       ['last byte → SDK stream ends', part('streamEnd')],
-      ['answer + tool calls: write issued', part('persist')],
+      ['answer in → its tool messages ready (the write is armed, not issued)', part('persist')],
       ['→ tool starts', part('toStart')],
-      ['tool ends → step and result writes committed', part('written')],
+      ['tool ends → next request built (the SDK calls fetch)', part('built')],
+      ["tool ends → the step's one write committed", part('written')],
       ['tool ends → next request sent (waits for the writes)', part('toRequest')],
     ]);
     console.log(`\noverhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);

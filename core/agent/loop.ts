@@ -10,12 +10,23 @@ import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 import { LoopGuard, type CallSeen } from './loop-guard';
 import { runToolCall } from './tool-call';
-import { abandon, ThrottledSaver, type Transcript } from './transcript';
+import { abandoned, Announcements, StepWriter, ThrottledSaver, type Transcript } from './transcript';
 
 export type { Transcript } from './transcript';
 
 /** How often streamed text is written to IndexedDB while it arrives. */
 const STREAM_SAVE_INTERVAL_MS = 250;
+/**
+ * How long a step's answer and its finished results may wait to be written while tools still
+ * run: a quick tool's answer and result go in one transaction when it ends; a slow one's answer
+ * and call are on disk this soon after it starts.
+ */
+export const STEP_WRITE_DELAY_MS = 50;
+/**
+ * The longest the pages wait for a step's changes (a tool's result, the next answer's start) when
+ * no request leaves first: normally they are sent right after the next request has left.
+ */
+const ANNOUNCE_WAIT_MS = 20;
 
 /**
  * The tokens one run has used, and its budget: shared by the run's own loop and the model
@@ -94,138 +105,170 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   let looping: Said | undefined;
   // Where this run's requests go: tool calls' provider metadata is sent back there only.
   const modelOf = { type: client.config.type ?? 'openai-compatible', model: client.config.model };
+  const news = new Announcements(transcript);
+  try {
+    return await steps();
+  } finally {
+    news.send();
+  }
 
-  for (let step = 0; step < maxSteps; step++) {
-    if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
+  async function steps(): Promise<LoopOutcome> {
+    for (let step = 0; step < maxSteps; step++) {
+      if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
+        await pendingWrite;
+        return { status: 'budget', used: meter.used, limit: meter.limit };
+      }
+      // Prepared, not written: the request leaves at once; the first save writes it.
+      const assistant = await transcript.prepare<AssistantMessage>({
+        role: 'assistant',
+        conversationId,
+        text: '',
+        status: 'streaming',
+        toolCalls: [],
+        model: client.config.model,
+      });
+      news.add(assistant, ANNOUNCE_WAIT_MS);
+      options.onStreaming?.(assistant);
+      const saver = new ThrottledSaver(transcript, STREAM_SAVE_INTERVAL_MS);
+      const timings: RequestTimings = {};
+      const trace: TraceSink | undefined = transcript.keepTrace ? { attempts: 0 } : undefined;
+      let failure: RunError | undefined;
+      try {
+        for await (const event of client.stream({
+          prompt: toModelPrompt(system, history, modelOf),
+          tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
+          signal,
+          timings,
+          beforeSend: pendingWrite,
+          // The pages hear of the last step's results once the request has left.
+          sent: () => news.send(),
+          trace,
+        })) {
+          news.send();
+          if (event.type === 'text') {
+            const offset = assistant.text.length;
+            assistant.text += event.text;
+            transcript.delta(assistant.id, event.text, offset);
+            saver.schedule(assistant);
+          } else if (event.type === 'tool-call') {
+            const providerMetadata = callMetadata(modelOf, event.providerMetadata);
+            assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) });
+          } else if (event.type === 'finish') {
+            assistant.usage = withCost(event.usage, client.config.pricing);
+            if (event.by) assistant.by = event.by;
+            meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+          }
+        }
+      } catch (error) {
+        if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
+      }
+      if (observer) {
+        observer.requestSent(timings.requestSentAt, timings.fetchCalledAt);
+        observer.streamEnded(timings.lastByteAt, performance.now());
+      }
+      options.onStreaming?.(undefined);
+      news.send();
+      // Kept beside the answer, off the step's path: once the next request has left (a failed
+      // write loses only the trace).
+      if (trace) news.defer(() => void transcript.keepTrace?.(assistant, trace, [client.config.apiKey]));
+      await saver.flush();
+      // A failed write of the last step ends the run as an internal error (the caller catches it).
       await pendingWrite;
-      return { status: 'budget', used: meter.used, limit: meter.limit };
-    }
-    // Prepared, not written: the request leaves at once; the first save writes it.
-    const assistant = await transcript.prepare<AssistantMessage>({
-      role: 'assistant',
-      conversationId,
-      text: '',
-      status: 'streaming',
-      toolCalls: [],
-      model: client.config.model,
-    });
-    transcript.announce(assistant);
-    options.onStreaming?.(assistant);
-    const saver = new ThrottledSaver(transcript, STREAM_SAVE_INTERVAL_MS);
-    const timings: RequestTimings = {};
-    const trace: TraceSink | undefined = transcript.saveTrace ? { attempts: 0 } : undefined;
-    let failure: RunError | undefined;
-    try {
-      for await (const event of client.stream({
-        prompt: toModelPrompt(system, history, modelOf),
-        tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
-        signal,
-        timings,
-        beforeSend: pendingWrite,
-        trace,
-      })) {
-        if (event.type === 'text') {
-          const offset = assistant.text.length;
-          assistant.text += event.text;
-          transcript.delta(assistant.id, event.text, offset);
-          saver.schedule(assistant);
-        } else if (event.type === 'tool-call') {
-          const providerMetadata = callMetadata(modelOf, event.providerMetadata);
-          assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) });
-        } else if (event.type === 'finish') {
-          assistant.usage = withCost(event.usage, client.config.pricing);
-          if (event.by) assistant.by = event.by;
-          meter.used += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+
+      if (signal.aborted || failure) {
+        assistant.status = signal.aborted ? 'stopped' : 'error';
+        await transcript.save([assistant]);
+        news.add(assistant);
+        return signal.aborted ? { status: 'stopped' } : { status: 'error', error: failure! };
+      }
+
+      // The finished answer and its tool calls go in the step's one write, with the tools' results
+      // when they are quick (`StepWriter`); the next request waits for it.
+      assistant.status = 'complete';
+      if (assistant.text) lastText = assistant.text;
+      const toolMessages: ToolMessage[] = [];
+      for (const call of assistant.toolCalls) {
+        const spec = registry.describe(call.name);
+        toolMessages.push(
+          await transcript.prepare<ToolMessage>({
+            role: 'tool',
+            conversationId,
+            toolCallId: call.id,
+            toolName: call.name,
+            input: call.input,
+            status: 'running',
+            pluginId: spec?.pluginId,
+            origin: spec?.origin,
+          }),
+        );
+      }
+      const writer = new StepWriter(transcript, STEP_WRITE_DELAY_MS);
+      writer.mark(assistant, ...toolMessages);
+      news.add(assistant, 0);
+      history.push(assistant);
+      if (!toolMessages.length) {
+        await writer.flush();
+        return { status: 'done', answer: assistant };
+      }
+      // A tool still running after a moment: its answer and call are written meanwhile.
+      writer.later();
+      observer?.stepPersisted(performance.now());
+
+      const runOne = async (index: number) => {
+        const call = assistant.toolCalls[index]!;
+        const toolMessage = toolMessages[index]!;
+        news.add(toolMessage, 0);
+        const startedAt = performance.now();
+        observer?.toolStarted(startedAt);
+        const seen: Partial<CallSeen> = {};
+        let result = await runToolCall({ ...options, transcript: announcing(transcript, news) }, call, toolMessage, seen);
+        const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
+        if (repeat.notice) result = { ...result, notice: repeat.notice };
+        looping ??= repeat.stop;
+        const endedAt = performance.now();
+        observer?.toolEnded(endedAt);
+        toolMessage.status = result.ok ? 'done' : 'error';
+        toolMessage.result = result;
+        toolMessage.durationMs = Math.round(endedAt - startedAt);
+        writer.mark(toolMessage);
+        writer.later();
+        news.add(toolMessage);
+      };
+      // Tools run one by one in the order asked, except that consecutive calls of a concurrent
+      // tool (sub-agents) run together.
+      for (const batch of batches(assistant.toolCalls.map((call) => Boolean(registry.describe(call.name)?.concurrent)))) {
+        if (batch.length === 1) await runOne(batch[0]!);
+        else await Promise.all(batch.map(runOne));
+        for (const index of batch) history.push(toolMessages[index]!);
+        if (signal.aborted || looping) {
+          const notRun = abandoned(toolMessages.slice(batch.at(-1)! + 1));
+          writer.mark(...notRun);
+          await writer.flush();
+          for (const message of notRun) news.add(message);
+          return looping && !signal.aborted ? { status: 'loop', notice: looping } : { status: 'stopped' };
         }
       }
-    } catch (error) {
-      if (!signal.aborted) failure = describeProviderError(error, client.config.baseUrl);
+      // The step's last write: the answer with its results, or what came after a slow tool's start.
+      pendingWrite = writer.flush().then(() => observer?.writesDone(performance.now()));
+      // Sent once the next request has left (or soon, if none does).
+      news.soon(ANNOUNCE_WAIT_MS);
     }
-    if (observer) {
-      observer.requestSent(timings.requestSentAt);
-      observer.streamEnded(timings.lastByteAt, performance.now());
-    }
-    options.onStreaming?.(undefined);
-    // Kept beside the answer, off the step's path (a failed write loses only the trace).
-    if (trace) void transcript.saveTrace!(assistant, trace, [client.config.apiKey]).catch((error) => console.warn('[sidequest] could not keep a step trace', error));
-    await saver.flush();
-    // A failed write of the last step ends the run as an internal error (the caller catches it).
     await pendingWrite;
-
-    if (signal.aborted || failure) {
-      assistant.status = signal.aborted ? 'stopped' : 'error';
-      await transcript.save([assistant]);
-      transcript.announce(assistant);
-      return signal.aborted ? { status: 'stopped' } : { status: 'error', error: failure! };
-    }
-
-    // The finished answer and its tool calls (announced as running) go in one write.
-    assistant.status = 'complete';
-    if (assistant.text) lastText = assistant.text;
-    const toolMessages: ToolMessage[] = [];
-    for (const call of assistant.toolCalls) {
-      const spec = registry.describe(call.name);
-      toolMessages.push(
-        await transcript.prepare<ToolMessage>({
-          role: 'tool',
-          conversationId,
-          toolCallId: call.id,
-          toolName: call.name,
-          input: call.input,
-          status: 'running',
-          pluginId: spec?.pluginId,
-          origin: spec?.origin,
-        }),
-      );
-    }
-    // Issued, not awaited: the tools start while it commits, and the next request waits for it.
-    // (A worker stopped within the first milliseconds of a tool could lose this record.)
-    const stepWrite = transcript.save([assistant, ...toolMessages]);
-    observer?.stepPersisted(performance.now());
-    transcript.announce(assistant);
-    history.push(assistant);
-    if (!toolMessages.length) {
-      await stepWrite;
-      return { status: 'done', answer: assistant };
-    }
-
-    // Written in order; the next request waits for all of them before it leaves.
-    const writes: Promise<unknown>[] = [stepWrite];
-    const runOne = async (index: number) => {
-      const call = assistant.toolCalls[index]!;
-      const toolMessage = toolMessages[index]!;
-      transcript.announce(toolMessage);
-      const startedAt = performance.now();
-      observer?.toolStarted(startedAt);
-      const seen: Partial<CallSeen> = {};
-      let result = await runToolCall(options, call, toolMessage, seen);
-      const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
-      if (repeat.notice) result = { ...result, notice: repeat.notice };
-      looping ??= repeat.stop;
-      const endedAt = performance.now();
-      observer?.toolEnded(endedAt);
-      toolMessage.status = result.ok ? 'done' : 'error';
-      toolMessage.result = result;
-      toolMessage.durationMs = Math.round(endedAt - startedAt);
-      writes.push(transcript.save([toolMessage]));
-      transcript.announce(toolMessage);
-    };
-    // Tools run one by one in the order asked, except that consecutive calls of a concurrent
-    // tool (sub-agents) run together.
-    for (const batch of batches(assistant.toolCalls.map((call) => Boolean(registry.describe(call.name)?.concurrent)))) {
-      if (batch.length === 1) await runOne(batch[0]!);
-      else await Promise.all(batch.map(runOne));
-      for (const index of batch) history.push(toolMessages[index]!);
-      if (signal.aborted || looping) {
-        await Promise.all(writes);
-        await abandon(transcript, toolMessages.slice(batch.at(-1)! + 1));
-        return looping && !signal.aborted ? { status: 'loop', notice: looping } : { status: 'stopped' };
-      }
-    }
-    pendingWrite = Promise.all(writes).then(() => observer?.writesDone(performance.now()));
+    return { status: 'step_limit', lastText };
   }
-  await pendingWrite;
-  return { status: 'step_limit', lastText };
+}
+
+/** The transcript a tool call reports through: its live activity goes out after the announcements queued before it. */
+function announcing(transcript: Transcript, news: Announcements): Transcript {
+  if (!transcript.toolActivity) return transcript;
+  return {
+    ...transcript,
+    conversationId: transcript.conversationId,
+    toolActivity: (message, event) => {
+      news.send();
+      transcript.toolActivity!(message, event);
+    },
+  };
 }
 
 /** The usage with its estimated cost, where the profile has prices. */

@@ -62,6 +62,8 @@ export interface Pricing {
 
 /** Time marks of one model request, from `performance.now()`; for the per-step overhead. */
 export interface RequestTimings {
+  /** The request is built: the SDK called fetch, which waits for `beforeSend`. */
+  fetchCalledAt?: number;
   requestSentAt?: number;
   lastByteAt?: number;
 }
@@ -74,6 +76,8 @@ export interface ModelRequest {
   timings?: RequestTimings;
   /** Awaited right before the request leaves: lets the caller's writes overlap request building. */
   beforeSend?: Promise<unknown>;
+  /** Called as the request leaves (after `beforeSend`): the caller's work that can wait goes then. */
+  sent?(): void;
   /** Filled with the HTTP request and response of this step, credentials redacted. */
   trace?: TraceSink;
 }

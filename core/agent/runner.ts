@@ -3,7 +3,6 @@ import type { ToolGate } from '@/core/registry/types';
 import type { ConversationStore } from '@/core/storage/conversations';
 import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
 import type { AssistantMessage, Conversation, StoredMessage, UserMessage } from '@/core/storage/db';
-import type { StepTrace } from '@/core/data/trace';
 import { describeProviderError, ProviderError, runError } from './errors';
 import { runAgentLoop, type RunMeter } from './loop';
 import { systemPrompt } from './prompt';
@@ -36,8 +35,8 @@ export interface AgentDeps {
   getMaxSteps(): Promise<number>;
   /** The token budget of one run (input + output tokens of its answers); undefined: none. */
   getRunBudget?(): Promise<number | undefined>;
-  /** Keeps a step's trace (request and response, keys redacted). */
-  saveTrace?(trace: StepTrace): Promise<void>;
+  /** Keeps each step's trace (request and response, keys redacted), written with the step's messages. */
+  keepTraces?: boolean;
   /** The user's interface language, named in the system prompt (none: the prompt names none). */
   getLanguage?(): Promise<Locale>;
   events: AgentEvents;
@@ -265,7 +264,7 @@ export class AgentRunner {
       client,
       registry,
       gate,
-      transcript: storeTranscript(store, events, conversationId, this.deps.saveTrace),
+      transcript: storeTranscript(store, events, conversationId, this.deps.keepTraces),
       history,
       system: systemPrompt(new Date(), language),
       maxSteps,

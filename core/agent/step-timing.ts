@@ -10,7 +10,8 @@ export interface LoopObserver {
   toolStarted(at: number): void;
   toolEnded(at: number): void;
   writesDone(at: number): void;
-  requestSent(at: number | undefined): void;
+  /** `builtAt`: when the request was built (the SDK called fetch, which then waits for the step's write). */
+  requestSent(at: number | undefined, builtAt?: number): void;
 }
 
 /**
@@ -20,8 +21,8 @@ export interface LoopObserver {
 export interface StepTiming {
   toolStartDelay: number;
   nextRequestDelay: number;
-  /** Where the time goes: last byte → stream loop ends → step write issued → tool starts; tool ends → request sent (the writes are waited for). */
-  parts: { streamEnd: number; persist: number; toStart: number; toRequest: number; written: number };
+  /** Where the time goes: last byte → stream loop ends → tool messages ready (the step's write armed) → tool starts; tool ends → request sent (the step's write is waited for). */
+  parts: { streamEnd: number; persist: number; toStart: number; toRequest: number; written: number; built: number };
 }
 
 interface Marks {
@@ -75,7 +76,7 @@ class LoopMarks implements LoopObserver {
     this.current.written = at;
     this.previous = this.current.toolStart !== undefined ? this.current : undefined;
   }
-  requestSent(at: number | undefined): void {
+  requestSent(at: number | undefined, builtAt?: number): void {
     const p = this.previous;
     this.previous = undefined;
     if (!p || at === undefined || p.toolStart === undefined || p.toolEnd === undefined) return;
@@ -89,6 +90,7 @@ class LoopMarks implements LoopObserver {
         toStart: p.toolStart - persisted,
         toRequest: at - p.toolEnd,
         written: (p.written ?? NaN) - p.toolEnd,
+        built: (builtAt ?? NaN) - p.toolEnd,
       },
     });
   }

@@ -174,9 +174,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     getClient: getModelClient,
     getMaxSteps,
     getRunBudget: async () => (await agentSettings.getValue()).runTokenBudget,
-    saveTrace: async (trace) => {
-      await db.traces.put(trace);
-    },
+    keepTraces: true,
     getLanguage: async () => localeOf(await uiLanguage.getValue(), browser.i18n.getUILanguage()),
     keepAlive: startKeepAlive,
     events: {

@@ -81,6 +81,10 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
   private readonly listeners = new Set<RegistryListener>();
   private enabled: Record<string, boolean> = {};
+  /** Bumped on every change of plugins or tools (`emit`): the tool list is kept until then. */
+  private version = 0;
+  /** The last tool list given, and what it was asked with (every step of a run asks the same). */
+  private listed: { version: number; enabled: Record<string, boolean>; allow?: (spec: ToolSpec) => boolean; tabs?: string; specs: ToolSpec[] } | undefined;
 
   /** How many plugins, tools and change listeners it holds (`core/retained.ts`). */
   retainedSizes(): { plugins: number; tools: number; listeners: number } {
@@ -179,15 +183,21 @@ export class ToolRegistry {
 
   /**
    * The tools the model may see: those of enabled plugins, optionally narrowed further; with
-   * `tabs`, a tab-scoped plugin's tools only when its tab is one of them.
+   * `tabs`, a tab-scoped plugin's tools only when its tab is one of them. The same (frozen) list
+   * is given again until plugins, tools or their switches change or the question does.
    */
   listTools(allow?: (spec: ToolSpec) => boolean, tabs?: ReadonlySet<number>): ToolSpec[] {
+    const tabsKey = tabs && [...tabs].sort((a, b) => a - b).join(',');
+    const last = this.listed;
+    if (last && last.version === this.version && last.enabled === this.enabled && last.allow === allow && last.tabs === tabsKey) return last.specs;
     const specs: ToolSpec[] = [];
     for (const { plugin, spec } of this.tools.values()) {
       if (!this.isEnabled(plugin.id)) continue;
       if (tabs && plugin.scope && !tabs.has(plugin.scope.tabId)) continue;
       if (!allow || allow(spec)) specs.push(spec);
     }
+    Object.freeze(specs);
+    this.listed = { version: this.version, enabled: this.enabled, allow, tabs: tabsKey, specs };
     return specs;
   }
 
@@ -381,6 +391,7 @@ export class ToolRegistry {
   }
 
   private emit(): void {
+    this.version++;
     for (const listener of this.listeners) {
       try {
         listener();

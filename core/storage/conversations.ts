@@ -9,6 +9,7 @@ import type {
   StoredMessage,
   ToolMessage,
 } from './db';
+import type { StepTrace } from '@/core/data/trace';
 
 export { DEFAULT_TITLE };
 
@@ -189,20 +190,43 @@ export class ConversationStore {
   }
 
   /**
-   * Writes several messages in one transaction. This is the agent loop's hot path, so it talks
-   * to IndexedDB directly (Dexie's own promise scheduling costs milliseconds a write here);
-   * IndexedDB keeps it in order with every Dexie transaction on the same database.
+   * Writes several messages in one transaction. This is the agent loop's hot path (one call per
+   * step: the answer with its tool results), so it talks to IndexedDB directly (Dexie's own
+   * promise scheduling costs milliseconds a write here); IndexedDB keeps it in order with every
+   * Dexie transaction on the same database.
    */
-  async putMany(messages: StoredMessage[]): Promise<void> {
-    if (!this.db.isOpen()) await this.db.open();
-    const idb = this.db.backendDB();
-    await new Promise<void>((resolve, reject) => {
-      const tx = idb.transaction('messages', 'readwrite', { durability: 'relaxed' });
+  putMany(messages: StoredMessage[]): Promise<void> {
+    return this.write('messages', (tx) => {
       const table = tx.objectStore('messages');
       for (const message of messages) table.put(message);
+    });
+  }
+
+  /**
+   * Keeps steps' traces, in a transaction of their own (no step waits for it, and its scope is
+   * not the messages'). A trace that cannot be written is logged and costs only itself.
+   */
+  putTraces(traces: readonly StepTrace[]): Promise<void> {
+    return this.write('traces', (tx) => {
+      const table = tx.objectStore('traces');
+      for (const trace of traces) table.put(trace);
+    }).catch((error: unknown) => console.warn('[sidequest] could not keep a step trace', error));
+  }
+
+  private write(store: 'messages' | 'traces', fill: (tx: IDBTransaction) => void): Promise<void> {
+    if (!this.db.isOpen()) return this.db.open().then(() => this.write(store, fill));
+    const idb = this.db.backendDB();
+    return new Promise<void>((resolve, reject) => {
+      const tx = idb.transaction(store, 'readwrite', { durability: 'relaxed' });
       tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error ?? new Error('The messages could not be saved.'));
-      tx.onabort = () => reject(tx.error ?? new Error('Saving the messages was aborted.'));
+      tx.onerror = () => reject(tx.error ?? new Error(`The ${store} could not be saved.`));
+      tx.onabort = () => reject(tx.error ?? new Error(`Saving the ${store} was aborted.`));
+      try {
+        fill(tx);
+      } catch (error) {
+        tx.abort();
+        reject(error);
+      }
     });
     // Indexed for search a moment later, off this path (a set and a timer here).
     this.index.noteMessages(messages);

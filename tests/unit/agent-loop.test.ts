@@ -118,11 +118,12 @@ describe('AgentRunner', () => {
     // The model got the result as a tool message tied to its call.
     const third = server.requests[2]!.messages;
     expect(third.at(-1)).toMatchObject({ role: 'tool', tool_call_id: (messages[3] as AssistantMessage).toolCalls[0]!.id });
-    // When each tool started, the answer that asked for it was already saved as complete.
+    // When each tool started, every step before it was saved whole (the request that asked for
+    // it waited for that); its own answer goes in one write with its result (a quick tool).
     expect(ctx.seenAtToolStart).toHaveLength(2);
-    expect(ctx.seenAtToolStart[0]!.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
-    expect(ctx.seenAtToolStart[0]![1]).toMatchObject({ status: 'complete', text: 'Checking.' });
-    expect(ctx.seenAtToolStart[1]!.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(ctx.seenAtToolStart[0]!.map((m) => m.role)).toEqual(['user']);
+    expect(ctx.seenAtToolStart[1]!.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(ctx.seenAtToolStart[1]![1]).toMatchObject({ status: 'complete', text: 'Checking.' });
     expect(ctx.seenAtToolStart[1]![2]).toMatchObject({ status: 'done' });
     // One timing per tool step that was followed by another request.
     expect(ctx.timings).toHaveLength(2);

@@ -249,7 +249,7 @@ describe('the run token budget and traces in the loop', () => {
       getClient: async () => createOpenAICompatibleClient({ baseUrl: server.url, model: 'm', apiKey: 'sk-budget-key' }),
       getMaxSteps: async () => 10,
       getRunBudget: async () => budget,
-      saveTrace: async (trace) => void (await db.traces.put(trace)),
+      keepTraces: true,
       events: { conversation: () => undefined, message: () => undefined, delta: () => undefined },
     });
     server.reset();

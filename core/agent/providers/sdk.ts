@@ -2,10 +2,13 @@ import { APICallError, InvalidResponseDataError, type LanguageModelV3, type Lang
 import { describeProviderError, ProviderError } from '../errors';
 import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
 import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
+import type { ToolSpec } from '@/core/registry/types';
 
 export interface RequestHooks {
   timings?: RequestTimings;
   beforeSend?: Promise<unknown>;
+  /** Called once the request has been handed to `fetch`. */
+  sent?(): void;
   /** Filled with the request as sent and the response as received (the trace view). */
   trace?: TraceSink;
 }
@@ -17,11 +20,14 @@ export interface RequestHooks {
  */
 export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
   return async (input, init) => {
-    const { timings, beforeSend, trace } = hooks() ?? {};
+    const { timings, beforeSend, sent, trace } = hooks() ?? {};
+    if (timings) timings.fetchCalledAt = performance.now();
     if (beforeSend) await beforeSend;
     if (trace) traceRequest(trace, input, init);
     if (timings) timings.requestSentAt = performance.now();
-    let response = await fetch(input, init);
+    const responded = fetch(input, init);
+    sent?.();
+    let response = await responded;
     if (trace) response = traceResponse(trace, response);
     if (!timings || !response.body) return response;
     const body = response.body.pipeThrough(
@@ -34,6 +40,19 @@ export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch 
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+type FunctionTool = { type: 'function'; name: string; description: string; inputSchema: Record<string, unknown> };
+/** The SDK's form of a tool list, kept per list: the registry gives a run's steps the same list. */
+const functionToolsOf = new WeakMap<readonly ToolSpec[], FunctionTool[]>();
+
+function functionTools(specs: readonly ToolSpec[]): FunctionTool[] {
+  let tools = functionToolsOf.get(specs);
+  if (!tools) {
+    tools = specs.map((spec) => ({ type: 'function' as const, name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Record<string, unknown> }));
+    functionToolsOf.set(specs, tools);
+  }
+  return tools;
 }
 
 /** Retries of a failed request (429, 5xx…) before the error reaches the user, and the wait before one. */
@@ -64,15 +83,10 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
   const model = options.model(timedFetch(() => hooks));
 
   async function open(request: ModelRequest) {
-    const tools = request.tools.map((spec) => ({
-      type: 'function' as const,
-      name: spec.name,
-      description: spec.description,
-      inputSchema: spec.inputSchema as Record<string, unknown>,
-    }));
+    const tools = functionTools(request.tools);
     const providerOptions = await options.providerOptions?.();
     for (let attempt = 0; ; attempt++) {
-      hooks = { timings: request.timings, beforeSend: request.beforeSend, trace: request.trace };
+      hooks = { timings: request.timings, beforeSend: request.beforeSend, sent: request.sent, trace: request.trace };
       try {
         return await model.doStream({
           prompt: request.prompt,
