@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
 import { moduleReport } from './build/module-report.ts';
+import { quickjsWasmFile } from './build/quickjs-wasm-file.ts';
 import { browserI18nKeys, languageFiles, narrowMessages, watchLocales, writeMergedLocales } from './build/locales.mjs';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
@@ -93,7 +94,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns(), moduleReport()],
+    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {
