@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
-import { watchLocales, writeMergedLocales } from './build/locales.mjs';
+import { moduleReport } from './build/module-report.ts';
+import { quickjsWasmFile } from './build/quickjs-wasm-file.ts';
+import { browserI18nKeys, languageFiles, narrowMessages, watchLocales, writeMergedLocales } from './build/locales.mjs';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 
@@ -40,6 +42,17 @@ export default defineConfig({
   hooks: {
     // Before anything reads them: `wxt prepare`, a build, `wxt` serving, a unit-test run.
     ready: () => writeMergedLocales(ROOT, MERGED_LOCALES),
+    // Each language's words once: `locales/<lang>.json`, fetched by the pages (only the language
+    // they show) and by the background when it writes for the user (core/i18n/load.ts). The
+    // browser's `_locales` keep only what the browser reads: the manifest's `__MSG_…__` names and
+    // the keys a folder lists in its `locales/browser-i18n.txt` (words a script in a web page reads).
+    'build:publicAssets': (wxt, files) => {
+      const keep = [...[...JSON.stringify(wxt.config.manifest).matchAll(/__MSG_(\w+)__/g)].map((m) => m[1]!), ...browserI18nKeys(ROOT)];
+      for (const file of files) {
+        if ('contents' in file && /^_locales[\\/][^\\/]+[\\/]messages\.json$/.test(file.relativeDest)) file.contents = narrowMessages(file.contents, keep);
+      }
+      files.push(...languageFiles(ROOT));
+    },
     'build:done': (wxt) => {
       if (wxt.config.command !== 'serve' || watchingLocales) return;
       watchingLocales = true;
@@ -81,7 +94,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns()],
+    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

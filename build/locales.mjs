@@ -131,3 +131,45 @@ export function watchLocales(root, outDir) {
   );
   return () => watchers.forEach((w) => w.close());
 }
+
+/**
+ * The keys a folder of words lets the browser's own i18n API serve (`browser.i18n.getMessage`,
+ * read by a script in a web page, which cannot reach the extension's files), from its
+ * `browser-i18n.txt`: one dotted key or section per line, `#` starts a comment. The pages and the
+ * background never use that API (`core/i18n/`).
+ * @returns {string[]}
+ */
+export function browserI18nKeys(root) {
+  return localeSources(root).flatMap((source) => {
+    const file = path.join(source.dir, 'browser-i18n.txt');
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean);
+  });
+}
+
+/**
+ * A browser's `messages.json` text narrowed to the messages `keep` names (dotted keys or sections,
+ * as `browserI18nKeys` and the manifest's `__MSG_name__` give them): the words exist once in the
+ * extension, in `locales/<lang>.json` (`languageFiles`), and `_locales` holds only what the
+ * browser itself reads.
+ * @param {string} text the `messages.json` @wxt-dev/i18n wrote
+ * @param {string[]} keep
+ */
+export function narrowMessages(text, keep) {
+  const names = keep.map((k) => k.replaceAll('.', '_'));
+  const messages = JSON.parse(text);
+  const kept = Object.fromEntries(Object.entries(messages).filter(([name]) => name.startsWith('@@') || names.some((n) => name === n || name.startsWith(`${n}_`))));
+  return JSON.stringify(kept);
+}
+
+/**
+ * The words of each language as the extension reads them at run time (`locales/<lang>.json` in
+ * the build output, fetched by `core/i18n/load.ts`): the merged catalog, without spaces.
+ * @returns {Array<{ relativeDest: string, contents: string }>}
+ */
+export function languageFiles(root) {
+  return Object.entries(mergeLocales(root)).map(([lang, words]) => ({ relativeDest: `locales/${lang}.json`, contents: JSON.stringify(words) }));
+}

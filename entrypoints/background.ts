@@ -1,3 +1,5 @@
+// English first: the background renders `Said` words in English only (the model, traces, exports).
+import '@/core/i18n/english';
 import { config as zodConfig } from 'zod';
 import { registerCommands } from '@/core/background/commands';
 import { startBackground } from '@/core/background/service';

@@ -1,9 +1,4 @@
 import type { GeneratedI18nStructure } from '#i18n';
-import en from '#locales/en.json';
-import he from '#locales/he.json';
-import hy from '#locales/hy.json';
-import vi from '#locales/vi.json';
-import zhCN from '#locales/zh_CN.json';
 import type { Locale } from './locales';
 
 /**
@@ -11,13 +6,33 @@ import type { Locale } from './locales';
  * `core/ui/i18n.ts` reads the current page language; the background renders `Said` words in
  * English for the model, traces and exports). No Vue, no extension API.
  *
- * `#locales/<lang>.json` is the build's merge of the core's `locales/<lang>.json` and each
- * plugin's `plugins/<id>/locales/<lang>.json` (`build/locales.mjs`): a plugin's words are here
- * only while its folder is.
+ * It holds only the languages given to it (`addCatalog`): a context loads the one it speaks. The
+ * background and Chrome's offscreen document import `./english` (English, statically); a page
+ * loads its language before it mounts (`./load`, one chunk per language). A message missing from
+ * the language (never, while the checks hold) falls back to English when English is there, else
+ * to its key. The words are `#locales/<lang>.json`, the build's merge of the core's
+ * `locales/<lang>.json` and each plugin's `plugins/<id>/locales/<lang>.json` (`build/locales.mjs`):
+ * a plugin's words are there only while its folder is.
  */
 
-type Catalog = Record<string, unknown>;
-const CATALOGS: Record<Locale, Catalog> = { en, he, vi, hy, 'zh-CN': zhCN };
+/** One language's words, as `#locales/<lang>.json` nests them. */
+export type Catalog = Record<string, unknown>;
+const CATALOGS: Partial<Record<Locale, Catalog>> = {};
+
+/** Makes `locale`'s words available to every function here (a second call replaces them). */
+export function addCatalog(locale: Locale, words: Catalog): void {
+  CATALOGS[locale] = words;
+}
+
+/** True once `locale`'s words are here. */
+export function hasCatalog(locale: Locale): boolean {
+  return CATALOGS[locale] !== undefined;
+}
+
+/** The languages whose words are here (what a test checks was loaded). */
+export function loadedLocales(): Locale[] {
+  return Object.keys(CATALOGS) as Locale[];
+}
 
 type Leaf = Extract<keyof GeneratedI18nStructure, string>;
 type PluralCategory = 'zero' | 'one' | 'two' | 'few' | 'many' | 'other';
@@ -40,7 +55,7 @@ export interface Said {
 export type SaidParams = { [name: string]: string | number | Said };
 export type Params = Record<string, string | number>;
 
-function lookup(catalog: Catalog, key: string): unknown {
+function lookup(catalog: Catalog | undefined, key: string): unknown {
   let node: unknown = catalog;
   for (const part of key.split('.')) {
     // Own keys only: a key from a file ("constructor.name") must not reach into prototypes.

@@ -39,7 +39,11 @@ export interface ComposerSuggestion {
  * components render what they find and name no plugin.
  */
 export interface PluginUi {
-  /** The plugin's id (the same as its background value's). */
+  /**
+   * The plugin's id (the same as its background value's). Every component below should be
+   * `defineAsyncComponent(() => import(…))`: each page gets every plugin's contributions, and the
+   * sidebar's first load carries none of them (each loads when first shown).
+   */
   id: string;
   settings?: SettingsSection[];
   /** Shown in the sidebar under its header (`top`) or above the message box (`bottom`). */

@@ -9,6 +9,10 @@ import { useChatStore } from '@/stores/chat';
 import '@/assets/theme.css';
 
 void mountPage(ChatView, builtinPluginUi).then(({ pinia }) => {
+  // What answers need (markdown-it and DOMPurify, the Usage · Trace row): fetched now, beside
+  // the conversation's messages, not before the page shows.
+  void import('@/components/base/BaseMarkdown.vue');
+  void import('@/components/chat/ChatMessageDetails.vue');
   const announcer = createAnnouncer();
   announceFinishedAnswers(useChatStore(pinia), announcer);
   announceApprovals(useApprovalsStore(pinia), useChatStore(pinia), announcer);

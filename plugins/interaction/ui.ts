@@ -1,7 +1,7 @@
+import { defineAsyncComponent } from 'vue';
 import type { PluginUi } from '@/core/ui/plugins';
-import ChatQuestions from './ChatQuestions.vue';
 
 export const interactionUi: PluginUi = {
   id: 'interaction',
-  chatPanels: [{ id: 'questions', place: 'bottom', component: ChatQuestions }],
+  chatPanels: [{ id: 'questions', place: 'bottom', component: defineAsyncComponent(() => import('./ChatQuestions.vue')) }],
 };

@@ -2,6 +2,7 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import { definitionPin } from '@/core/approvals/card';
 import { translate, type SaidParams } from '@/core/i18n/catalog';
+import { loadCatalog } from '@/core/i18n/load';
 import { localeOf, type Locale } from '@/core/i18n/locales';
 import type { PluginContext } from '@/core/plugin';
 import { uiLanguage } from '@/core/storage/settings';
@@ -98,7 +99,10 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
   }
 
   async function words(key: 'notify.title' | 'notify.message' | 'notify.messageNoSite', params: SaidParams): Promise<string> {
-    return translate(await language(), `skills.schedule.${key}`, params);
+    const locale = await language();
+    // The background holds English only: the user's language is fetched the first time (else English).
+    await loadCatalog(locale).catch((error) => console.error('[sidequest] skills: the words of', locale, 'did not load:', error));
+    return translate(locale, `skills.schedule.${key}`, params);
   }
 
   async function arm(skill: Skill): Promise<void> {
