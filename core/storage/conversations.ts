@@ -196,10 +196,14 @@ export class ConversationStore {
    * Dexie transaction on the same database.
    */
   putMany(messages: StoredMessage[]): Promise<void> {
-    return this.write('messages', (tx) => {
+    const written = this.write('messages', (tx) => {
       const table = tx.objectStore('messages');
       for (const message of messages) table.put(message);
     });
+    // Indexed for search a moment later, off this path (a set and a timer there); the step's
+    // promise is not held up by it.
+    void written.then(() => this.index.noteMessages(messages), () => undefined);
+    return written;
   }
 
   /**
@@ -228,8 +232,6 @@ export class ConversationStore {
         reject(error);
       }
     });
-    // Indexed for search a moment later, off this path (a set and a timer here).
-    this.index.noteMessages(messages);
   }
 
   private async allocateSeq(conversationId: string): Promise<number> {
