@@ -1,20 +1,18 @@
 // Size and speed figures of the walking skeleton. Run on demand: `npm run bench` (all), or
 // `node bench/run.mjs sizes|steps [chromium|firefox]`. Prints tables; writes nothing to the repo.
 //
-// - sizes: the sidebar's initial JavaScript (gzipped), the Chrome zip, the background bundle.
+// - sizes (bench/sizes.mjs): each page's initial JavaScript (gzipped), one language's words, the
+//   zips and their biggest files, the background bundle, the sidebar's 10 biggest modules.
 // - steps: the time the extension adds per agent step, with the scripted model, in the real
 //   browser: model's last byte → tool starts, and tool ends → next request sent. Reported against
 //   the whole step time (request → next request) measured in the same run.
 
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { startModelServer } from '../tests/model-server/server.mjs';
+import { sizes } from './sizes.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
 
-const KB = 1024;
 const what = process.argv[2] ?? 'all';
 const browsers = process.argv[3] ? [process.argv[3]] : ['chromium', 'firefox'];
 
@@ -36,30 +34,6 @@ function quantile(values, q) {
 }
 
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
-
-function sizes() {
-  console.log('\n## Sizes (fresh production build)\n');
-  execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  execFileSync('npx', ['wxt', 'zip'], { cwd: ROOT, stdio: 'ignore' });
-  const out = path.join(ROOT, '.output/chrome-mv3');
-  const html = readFileSync(path.join(out, 'sidepanel.html'), 'utf8');
-  // What the sidebar loads before it can show anything: its module script and the chunks it preloads.
-  const scripts = [...html.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+)"/g)].map((m) => m[1]);
-  const files = [...new Set(scripts)].map((src) => path.join(out, src.replace(/^\//, '')));
-  const jsRaw = files.reduce((n, f) => n + statSync(f).size, 0);
-  const jsGzip = files.reduce((n, f) => n + gzipSync(readFileSync(f), { level: 9 }).length, 0);
-  const zip = readdirSync(path.join(ROOT, '.output')).find((f) => f.endsWith('-chrome.zip'));
-  const zipSize = statSync(path.join(ROOT, '.output', zip)).size;
-  const background = statSync(path.join(out, 'background.js')).size;
-  const backgroundGzip = gzipSync(readFileSync(path.join(out, 'background.js')), { level: 9 }).length;
-  table([
-    ['what', 'size', 'budget', 'share of budget'],
-    [`sidebar initial JS, gzipped (${files.length} files)`, `${(jsGzip / KB).toFixed(1)} KB`, '200 KB', `${((jsGzip / (200 * KB)) * 100).toFixed(0)} %`],
-    ['sidebar initial JS, raw', `${(jsRaw / KB).toFixed(1)} KB`, '', ''],
-    [`Chrome zip (${zip})`, `${(zipSize / KB).toFixed(1)} KB`, '2048 KB', `${((zipSize / (2048 * KB)) * 100).toFixed(0)} %`],
-    ['background.js, raw / gzipped', `${(background / KB).toFixed(1)} / ${(backgroundGzip / KB).toFixed(1)} KB`, '', ''],
-  ]);
-}
 
 /** Calls the background's protocol from an extension page, as @webext-core/messaging does. */
 async function callBackground(page, type, data) {
@@ -159,7 +133,7 @@ async function steps(browserName) {
   }
 }
 
-if (what === 'all' || what === 'sizes') sizes();
+if (what === 'all' || what === 'sizes') sizes(ROOT, table);
 if (what === 'all' || what === 'steps') {
   // The step timer and its message exist only in benchmark builds.
   execFileSync('npm', ['run', '--silent', 'build:bench'], { cwd: ROOT, stdio: 'ignore' });
