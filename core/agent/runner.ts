@@ -225,40 +225,46 @@ export class AgentRunner {
     let maxSteps: number;
     let tokenBudget: number | undefined;
     const failed = (error: unknown): RunError => (error instanceof ProviderError ? error.info : describeProviderError(error, ''));
+    // Read together: each is a storage read, and the first request waits for all of them.
+    const settled = <T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
+    const [clientRead, maxRead, budgetRead, languageRead, historyRead] = await Promise.all([
+      settled(this.deps.getClient(conversationId)),
+      settled(this.deps.getMaxSteps()),
+      settled(this.deps.getRunBudget?.() ?? Promise.resolve(undefined)),
+      settled(this.deps.getLanguage?.() ?? Promise.resolve(undefined)),
+      settled(this.deps.store.messages(conversationId)),
+    ]);
     try {
       if (driver) {
-        let real: ModelClient | undefined;
-        let realError: RunError | undefined;
-        try {
-          real = await this.deps.getClient(conversationId);
-        } catch (error) {
-          realError = failed(error);
-        }
-        client = driver.client(real, realError);
+        client = driver.client('error' in clientRead ? undefined : clientRead.value, 'error' in clientRead ? failed(clientRead.error) : undefined);
       } else {
-        client = await this.deps.getClient(conversationId);
+        if ('error' in clientRead) throw clientRead.error;
+        client = clientRead.value;
       }
-      maxSteps = await this.deps.getMaxSteps();
-      tokenBudget = await this.deps.getRunBudget?.();
+      if ('error' in maxRead) throw maxRead.error;
+      maxSteps = maxRead.value;
+      if ('error' in budgetRead) throw budgetRead.error;
+      tokenBudget = budgetRead.value;
     } catch (error) {
       await this.setStatus(conversationId, { status: 'error', error: failed(error) });
       return;
     }
-    const language = await this.deps.getLanguage?.().catch(() => undefined);
+    const language = 'error' in languageRead ? undefined : languageRead.value;
     const conversation = client.config.model ? await this.setStatus(conversationId, { model: client.config.model }) : await this.deps.store.getOrThrow(conversationId);
     const meter: RunMeter = { used: 0, limit: tokenBudget };
     this.meters.set(conversationId, meter);
     try {
-      await this.loop(conversationId, signal, client, maxSteps, meter, conversation, language);
+      // The history read above, unless it failed (then read again, failing the run as before).
+      const history = 'error' in historyRead ? await this.deps.store.messages(conversationId) : historyRead.value;
+      await this.loop(conversationId, signal, client, maxSteps, meter, conversation, history, language);
     } finally {
       this.meters.delete(conversationId);
     }
   }
 
   /** The run's loop over the stored history, and the conversation's status from how it ended. */
-  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation, language?: Locale): Promise<void> {
+  private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation, history: StoredMessage[], language?: Locale): Promise<void> {
     const { store, registry, gate, events } = this.deps;
-    const history = await store.messages(conversationId);
     this.deps.beforeRun?.(conversation, history);
     const outcome = await runAgentLoop({
       client,
