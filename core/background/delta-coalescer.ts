@@ -85,7 +85,7 @@ export class DeltaCoalescer {
     this.emit({ type: 'delta', conversationId, messageId: w.messageId, text, offset: w.offset }, this.clock.now());
   }
 
-  /** How many conversations have text waiting (tests, and the memory bench's counts). */
+  /** How many conversations have text waiting. */
   get waitingCount(): number {
     return this.waiting.size;
   }

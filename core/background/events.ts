@@ -45,16 +45,6 @@ export class EventHub {
     this.post(event);
   }
 
-  /** Sends the streamed text that waits, now (one conversation's, or all). */
-  flushDeltas(conversationId?: string): void {
-    this.deltas.flush(conversationId);
-  }
-
-  /** How many pages are connected (tests, and counting what stays behind). */
-  get portCount(): number {
-    return this.ports.size;
-  }
-
   private post(event: UiEvent): void {
     for (const port of this.ports) {
       try {
