@@ -150,7 +150,7 @@ async function bench(browserName) {
     if (half !== undefined && end !== undefined) {
       const growth = end - half;
       const flat = Math.max(200 * KB, idle.main * 0.01);
-      console.log(`\ngrowth run ${RUNS / 2} → ${RUNS}: ${signed(growth)} (${((growth / idle.main) * 100).toFixed(1)} % of idle ${fmt(idle.main)}); flat means < ${(flat / KB).toFixed(0)} KB: ${Math.abs(growth) < flat ? 'flat' : 'NOT flat'}`);
+      console.log(`\ngrowth run ${RUNS / 2} → ${RUNS}: ${signed(growth)} (${((growth / idle.main) * 100).toFixed(1)} % of idle ${fmt(idle.main)}); flat means < ${(flat / KB).toFixed(0)} KB: ${growth < flat ? 'flat (no growth beyond it)' : 'GROWING'}`);
     }
     if (browserName === 'chromium') console.log(`idle budget ≤ ${fmt(IDLE_BUDGET)}: ${idle.main <= IDLE_BUDGET ? 'within' : 'over'}`);
     const nonzero = Object.entries(counts.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
