@@ -1,4 +1,4 @@
-import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { setBounded } from '@/core/retained';
 import type { ToolSpec } from '@/core/registry/types';
 import { said, type Said } from '@/core/i18n/catalog';
@@ -7,7 +7,8 @@ import { contextTimer } from './context-timing';
 import { ProviderError, runError } from './errors';
 import { sourceOf } from './history';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
-import { contentOutputValue, IMAGE_CHARS, imageCount, imageSizeReplacer } from './tool-images';
+import { IMAGE_CHARS } from './tool-images';
+import { OLD_RESULT_CHARS, lastIndex, outputText, promptChars, shortenLatest, shortenOld, shortenResults, toolsChars } from './context-measure';
 
 // Keeps every request inside the model's context window. Requests are measured (a rough count:
 // characters / 3, on the safe side for English and JSON); as a conversation nears the window,
@@ -25,8 +26,6 @@ import { contentOutputValue, IMAGE_CHARS, imageCount, imageSizeReplacer } from '
 // unchanged, extended (never made again) when the conversation outgrows it.
 
 const CHARS_PER_TOKEN = 3;
-/** How long an old tool result may stay once the conversation is near the window. */
-const OLD_RESULT_CHARS = 600;
 /** The summary of earlier turns is asked to stay under this many words, and cut if longer. */
 const SUMMARY_WORDS = 250;
 const SUMMARY_MAX_CHARS = 2400;
@@ -70,40 +69,6 @@ export interface SummaryMemory {
  */
 export function estimateTokens(prompt: LanguageModelV3Prompt, tools: readonly ToolSpec[] = [], imageChars = IMAGE_CHARS): number {
   return Math.ceil((promptChars(prompt, imageChars) + toolsChars(tools)) / CHARS_PER_TOKEN);
-}
-
-/** Each message's length as JSON, by whether images count as a screenshot (0) or as a note (1). */
-const messageChars = [new WeakMap<LanguageModelV3Message, number>(), new WeakMap<LanguageModelV3Message, number>()] as const;
-const toolChars = new WeakMap<ToolSpec, number>();
-
-/** `JSON.stringify(prompt, imageSizeReplacer(imageChars)).length`, a message at a time. */
-function promptChars(prompt: LanguageModelV3Prompt, imageChars: number): number {
-  const sizes = messageChars[imageChars ? 0 : 1];
-  let total = 2 + Math.max(0, prompt.length - 1);
-  for (const m of prompt) {
-    let size = sizes.get(m);
-    if (size === undefined) {
-      size = JSON.stringify(m, imageSizeReplacer(imageChars)).length;
-      sizes.set(m, size);
-    }
-    total += size;
-  }
-  return total;
-}
-
-/** `JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema])).length` (0 for none), a tool at a time. */
-function toolsChars(tools: readonly ToolSpec[]): number {
-  if (!tools.length) return 0;
-  let total = 2 + tools.length - 1;
-  for (const t of tools) {
-    let size = toolChars.get(t);
-    if (size === undefined) {
-      size = JSON.stringify([t.name, t.description, t.inputSchema]).length;
-      toolChars.set(t, size);
-    }
-    total += size;
-  }
-  return total;
 }
 
 /** Reads "4000 maximum", "maximum context length is 4000 tokens", "allowed (4000)" out of a provider's words. */
@@ -420,78 +385,6 @@ function digestOf(prompt: LanguageModelV3Prompt, system: number, count: number, 
   add(conversationId);
   for (let i = system; i < system + count; i++) add(sourceOf(prompt[i])?.id ?? '?');
   return `${count}:${(hash >>> 0).toString(16)}`;
-}
-
-/** Every tool message but the last cut to the old-result size. */
-function shortenOld(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt {
-  const last = lastIndex(prompt, (m) => m.role === 'tool');
-  return prompt.map((m, i) => (m.role === 'tool' && i !== last ? shortenResults(m, OLD_RESULT_CHARS) : m));
-}
-
-/** The last tool message cut to `max` characters a result. */
-function shortenLatest(prompt: LanguageModelV3Prompt, max: number): LanguageModelV3Prompt {
-  const last = lastIndex(prompt, (m) => m.role === 'tool');
-  return prompt.map((m, i) => (m.role === 'tool' && i === last ? shortenResults(m, max) : m));
-}
-
-function lastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (test(items[i]!)) return i;
-  return -1;
-}
-
-/** Shortened forms of tool messages, by the message and the size they were cut to (a few sizes each). */
-const shortened = new WeakMap<LanguageModelV3Message, Map<number, LanguageModelV3Message>>();
-
-/** A tool message whose results are cut to `max` characters each (0: a note only); made once per message and size. */
-function shortenResults(message: Extract<LanguageModelV3Message, { role: 'tool' }>, max: number): LanguageModelV3Message {
-  let forms = shortened.get(message);
-  const known = forms?.get(max);
-  if (known) return known;
-  const made = cutResults(message, max);
-  if (!forms) shortened.set(message, (forms = new Map()));
-  // The sizes used are few (the old-result size, the latest share, what is left): keep the last four.
-  if (forms.size >= 4) forms.delete(forms.keys().next().value!);
-  forms.set(max, made);
-  return made;
-}
-
-function cutResults(message: Extract<LanguageModelV3Message, { role: 'tool' }>, max: number): LanguageModelV3Message {
-  let cut = false;
-  const content = message.content.map((part) => {
-    if (part.type !== 'tool-result') return part;
-    const text = outputText(part);
-    if (text.length <= max + 120) return part;
-    cut = true;
-    const note = `… [shortened from ${text.length} characters to fit the model's context window; the full result is kept in the conversation]`;
-    const value = `${text.slice(0, max)}${note}`;
-    const error = part.output.type === 'error-text' || part.output.type === 'error-json';
-    return { ...part, output: error ? { type: 'error-text' as const, value } : { type: 'text' as const, value } };
-  });
-  // Nothing cut: the message itself (its size is known already).
-  return cut ? { ...message, content } : message;
-}
-
-/** Results as text, by part (a JSON result is stringified once). */
-const outputTexts = new WeakMap<LanguageModelV3ToolResultPart, string>();
-
-function outputText(part: LanguageModelV3ToolResultPart): string {
-  let text = outputTexts.get(part);
-  if (text === undefined) {
-    text = outputTextOf(part);
-    outputTexts.set(part, text);
-  }
-  return text;
-}
-
-function outputTextOf(part: LanguageModelV3ToolResultPart): string {
-  const output = part.output;
-  if (output.type === 'text' || output.type === 'error-text') return output.value;
-  if (output.type === 'json' || output.type === 'error-json') return JSON.stringify(output.value);
-  if (output.type === 'content') {
-    const images = imageCount(output);
-    return `${JSON.stringify(contentOutputValue(output))}${images ? ` [${images} image${images === 1 ? '' : 's'}]` : ''}`;
-  }
-  return JSON.stringify(output);
 }
 
 function messageText(m: LanguageModelV3Message): string {
