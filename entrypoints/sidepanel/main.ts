@@ -1,6 +1,7 @@
 import ChatView from '@/components/chat/ChatView.vue';
 import { announceApprovals } from '@/components/chat/announce-approvals';
 import { announceFinishedAnswers } from '@/components/chat/announce-answers';
+import { preloadAnswerParts } from '@/components/chat/lazy-parts';
 import { createAnnouncer } from '@/core/ui/announce';
 import { mountPage } from '@/core/ui/mount';
 import { builtinPluginUi } from '@/plugins/ui';
@@ -11,8 +12,7 @@ import '@/assets/theme.css';
 void mountPage(ChatView, builtinPluginUi).then(({ pinia }) => {
   // What answers need (markdown-it and DOMPurify, the Usage · Trace row): fetched now, beside
   // the conversation's messages, not before the page shows.
-  void import('@/components/base/BaseMarkdown.vue');
-  void import('@/components/chat/ChatMessageDetails.vue');
+  preloadAnswerParts();
   const announcer = createAnnouncer();
   announceFinishedAnswers(useChatStore(pinia), announcer);
   announceApprovals(useApprovalsStore(pinia), useChatStore(pinia), announcer);

@@ -4,12 +4,12 @@
 // DOMPurify takes every element for an unknown one, removes the first and leaves the rest
 // unsanitized. In the browsers (and jsdom) it works, and this file tests what they do.
 import { enableAutoUnmount, mount } from '@vue/test-utils';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { defineComponent, h } from 'vue';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
 import type { AssistantMessage, ToolMessage, UserMessage } from '@/core/storage/db';
 import { providePluginUi } from '@/core/ui/plugins';
-import { assistantMessage, toolCall, toolMessage, userMessage } from './fixtures';
+import { assistantMessage, toolCall, toolMessage, userMessage, loadAnswerParts } from './fixtures';
 
 const mountMessage = (message: UserMessage | AssistantMessage, toolResults = new Map<string, ToolMessage>(), runActive = false) =>
   mount(ChatMessage, { props: { message, toolResults, runActive }, attachTo: document.body });
@@ -19,6 +19,7 @@ declare global {
 }
 
 enableAutoUnmount(afterEach);
+beforeAll(loadAnswerParts);
 afterEach(() => {
   delete globalThis.__pwned;
 });

@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 import { enableAutoUnmount, mount } from '@vue/test-utils';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { defineComponent, h, nextTick } from 'vue';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
 import type { ToolMessage } from '@/core/storage/db';
 import { providePluginUi } from '@/core/ui/plugins';
-import { assistantMessage, toolCall, toolMessage } from './fixtures';
+import { assistantMessage, toolCall, toolMessage, loadAnswerParts } from './fixtures';
 
 enableAutoUnmount(afterEach);
+beforeAll(loadAnswerParts);
 afterEach(() => providePluginUi([]));
 
 describe('a plugin tool card that fails', () => {

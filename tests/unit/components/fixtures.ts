@@ -26,3 +26,13 @@ export function toolMessage(fields: Partial<ToolMessage> = {}): ToolMessage {
 export function conversation(fields: Partial<Conversation> = {}): Conversation {
   return { id: 'c1', title: 'A conversation', createdAt: 0, updatedAt: Date.now(), status: 'idle', ...fields };
 }
+
+/**
+ * Loads the parts of an answer the sidebar fetches after it shows (the Markdown view, the Usage ·
+ * Trace row: components/chat/lazy-parts.ts), so that every mount in the file shows them at once.
+ * Call it in `beforeAll`.
+ */
+export async function loadAnswerParts(): Promise<void> {
+  const { BaseMarkdown, ChatMessageDetails } = await import('@/components/chat/lazy-parts');
+  for (const part of [BaseMarkdown, ChatMessageDetails]) await (part as { __asyncLoader?: () => Promise<unknown> }).__asyncLoader?.();
+}

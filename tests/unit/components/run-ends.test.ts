@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
 import { enableAutoUnmount, mount } from '@vue/test-utils';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
 import { runEnds } from '@/components/chat/run-ends';
-import { assistantMessage, userMessage } from './fixtures';
+import { assistantMessage, userMessage, loadAnswerParts } from './fixtures';
 
 enableAutoUnmount(afterEach);
+beforeAll(loadAnswerParts);
 
 const user = (id: string) => ({ ...userMessage('ask'), id });
 const answer = (id: string, fields = {}) => assistantMessage({ id, text: id, ...fields });
