@@ -54,7 +54,7 @@ async function handledMessages() {
   }
   return names;
 }
-const BENCH_ONLY = new Set(['getStepTimings', 'measureToolCalls', 'measureGate', 'measureExecuteScript']);
+const BENCH_ONLY = new Set(['getStepTimings', 'getContextTimings', 'measureToolCalls', 'measureGate', 'measureExecuteScript']);
 
 /**
  * What an attacker sends with each message: data that would change something, or read a secret,
@@ -120,6 +120,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['exportSettings', { includeKeys: true }],
     // Conversations and the user's data.
     ['listConversations', undefined],
+    ['listConversationPage', { limit: 200 }],
     ['getConversation', { id: conversationId }],
     ['createConversation', undefined],
     ['renameConversation', { id: conversationId, title: 'pwned' }],
@@ -147,6 +148,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['deleteConversation', { id: conversationId }],
     // Bench builds only (no handler in this build: no answer at all).
     ['getStepTimings', undefined],
+    ['getContextTimings', undefined],
     ['measureToolCalls', { name: 'list_tabs', input: {}, iterations: 1 }],
     ['measureGate', { name: 'list_tabs', input: {}, iterations: 1 }],
     ['measureExecuteScript', { tabId: 1, iterations: 1 }],
