@@ -19,6 +19,7 @@ import { startModelServer, contentText } from '../tests/model-server/server.mjs'
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { allowLocalOrigins, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
 import { readFileSync } from 'node:fs';
+import { table, quantile } from './print.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -29,23 +30,6 @@ const CONTEXT = flag('context', 32_768);
 const RESULT_CHARS = 20_000;
 // The first line of SUMMARY_SYSTEM_PROMPT (core/agent/context-window.ts).
 const SUMMARY_MARK = 'You summarize the earlier part of a conversation';
-
-function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const [i, row] of rows.entries()) {
-    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
-    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  }
-}
 
 const ms = (v) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : '–');
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');

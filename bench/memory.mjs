@@ -27,6 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar } from '../tests/e2e/helpers.mjs';
 import { callBackground, oneRun, runScript } from '../tests/e2e/memory-runs.mjs';
+import { table } from './print.mjs';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -39,14 +40,6 @@ const IDLE_BUDGET = 15 * MB;
 
 const fmt = (bytes) => `${(bytes / MB).toFixed(2)} MB`;
 const signed = (bytes) => `${bytes >= 0 ? '+' : '−'}${(Math.abs(bytes) / KB).toFixed(0)} KB`;
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const [i, row] of rows.entries()) {
-    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
-    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  }
-}
 
 /** Chromium: the service worker's used JS heap after a full GC, through a browser CDP session. */
 async function chromiumHeap(h) {

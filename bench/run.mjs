@@ -12,26 +12,10 @@ import { startModelServer } from '../tests/model-server/server.mjs';
 import { sizes } from './sizes.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
+import { table, quantile } from './print.mjs';
 
 const what = process.argv[2] ?? 'all';
 const browsers = process.argv[3] ? [process.argv[3]] : ['chromium', 'firefox'];
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const [i, row] of rows.entries()) {
-    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
-    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  }
-}
-
-function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
 
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
 

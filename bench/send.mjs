@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, waitForIdle } from '../tests/e2e/helpers.mjs';
+import { table } from './print.mjs';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 10);
@@ -26,14 +27,6 @@ const COLD_RUNS = Math.max(3, Math.ceil(RUNS / 2));
 const named = args.filter((a) => !a.startsWith('--'));
 const selected = named.length ? named : ['chromium', 'firefox'];
 const ANSWER = 'Request received.';
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const [i, row] of rows.entries()) {
-    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
-    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  }
-}
 
 function quantile(values, q) {
   const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);

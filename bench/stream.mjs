@@ -25,6 +25,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from '../tests/e2e/helpers.mjs';
+import { table, quantile } from './print.mjs';
 
 const KB = 1024;
 const CHARS_PER_SECOND = 8000; // 2,000 tokens/s at ≈ 4 characters a token
@@ -40,23 +41,6 @@ const RENDER_COST = !args.includes('--no-render-cost'); // part 2 (render cost b
 const LOAD = Number(args.find((a) => a.startsWith('--load='))?.slice(7) ?? 0);
 const browsers = args.filter((a) => !a.startsWith('--'));
 const selected = browsers.length ? browsers : ['chromium', 'firefox'];
-
-function table(rows) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  for (const [i, row] of rows.entries()) {
-    console.log(row.map((cell, j) => (j === 0 ? String(cell).padEnd(widths[j]) : String(cell).padStart(widths[j]))).join('  '));
-    if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  }
-}
-
-function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
 
 // ——— The answer ———
 
