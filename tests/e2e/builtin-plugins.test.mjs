@@ -184,7 +184,10 @@ for (const browserName of selectedBrowsers()) {
       await options.click('button', 'Workspace');
       await options.waitForText('images/');
 
-      // The agent deletes a folder; the settings page follows live.
+      // The agent deletes a folder; the settings page follows live. The sidebar comes to the
+      // front first: its approval card arms only while it is on screen (Firefox throttles a tab
+      // behind the settings page).
+      await sidebar.raw.bringToFront();
       model.reset();
       model.queue([{ toolCalls: [{ name: 'opfs_delete', arguments: { path: 'images' } }] }, { toolCalls: [{ name: 'opfs_list', arguments: {} }] }]);
       await sidebar.click('button', 'New conversation');
