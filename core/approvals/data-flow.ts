@@ -1,4 +1,5 @@
 import type { GatedCall, ToolResult, ToolSpec, ToolTarget } from '@/core/registry/types';
+import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { originOf } from '@/core/net/origin';
 import { readsPrivateData } from './policy';
 import { toolSiteKey } from './remembered';
@@ -72,7 +73,8 @@ export class DataFlow {
   /**
    * The conversation's run ended: its state becomes the newest of the idle ones, and idle states
    * past `maxIdle` go, oldest first (as after a worker restart: the next run seeds its sources
-   * from the stored history again; what the user let through is asked again).
+   * from the stored history again, reads on the user's own network included; what the user let
+   * through is asked again).
    */
   ended(conversationId: string): void {
     this.running.delete(conversationId);
@@ -102,9 +104,15 @@ export class DataFlow {
         if (call.fromPage) state.sources.add(originOf(call.origin) || 'plugin:page-tools');
         continue;
       }
-      if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
       const target = syncTarget(call.spec, call.input);
       const read = call.output as { url?: unknown } | undefined;
+      // What a call on the user's own network returned is private, as `record` counts it: the
+      // address it was given, and the page it ended on (a redirect). A public name that resolved
+      // to the user's network mid-call is not in the history and is not rebuilt.
+      if (call.spec.annotations.openWorld) {
+        for (const url of [target?.url, read?.url]) if (typeof url === 'string' && isLocalNetworkUrl(url)) state.sources.add(originOf(url) || url);
+      }
+      if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
       const origin = (typeof read?.url === 'string' && originOf(read.url)) || originOf(target?.url) || originOf(call.origin) || originOf(call.spec.origin);
       state.sources.add(origin || `plugin:${call.spec.pluginId}`);
     }

@@ -380,6 +380,25 @@ describe('approval gate', () => {
     await gone;
   });
 
+  it('a run seeded from history counts what came from the user\'s own network (as after a worker restart or a dropped idle state)', async () => {
+    const { gate } = makeGate();
+    gate.beginRun('c5', {
+      trusted: false,
+      calls: [
+        { spec: spec('fetch', FETCH), input: { url: 'http://192.168.1.1/status' }, fromPage: false, output: { url: 'http://192.168.1.1/status', text: 'router' } },
+        // A public address that redirected into the user's network: the page it ended on counts.
+        { spec: spec('fetch', FETCH), input: { url: 'https://short.example/x' }, fromPage: false, output: { url: 'http://10.0.0.9/wiki', text: 'intranet' } },
+      ],
+    });
+    const pending = gate.check(call('fetch', FETCH, { url: 'https://new.example/' }, { conversationId: 'c5' }));
+    expect(await nextAsk(gate)).toMatchObject({ reason: 'outbound', sources: ['http://192.168.1.1', 'http://10.0.0.9'] });
+    gate.answer(gate.list()[0]!.id, 'deny');
+    await pending;
+    // A public fetch in the history stays public: no ask to send elsewhere.
+    gate.beginRun('c6', { trusted: false, calls: [{ spec: spec('fetch', FETCH), input: { url: 'https://news.example/' }, fromPage: false, output: { url: 'https://news.example/' } }] });
+    await expect(gate.check(call('fetch', FETCH, { url: 'https://new.example/' }, { conversationId: 'c6' }))).resolves.toMatchObject({ ok: true });
+  });
+
   it('an answer applies to the tab the card named, while it shows that site; a call that named no tab runs on it', async () => {
     const active = { id: 2 };
     const { gate } = makeGate(memoryPermissions(), active);
