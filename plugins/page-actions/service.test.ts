@@ -1,10 +1,9 @@
 // The background side of page-actions: injecting the page agent, document tokens, checking what
-// the page side answers, tabs no extension may script.
+// the page side answers (the tabs no extension may script: tests/unit/page-tabs.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { checkReply, LIMITS } from './replies';
 import { createTokenStore } from './service';
-import { unscriptableReason } from './tab-access';
 import { fakePage } from './test-page';
 
 afterEach(() => {
@@ -132,29 +131,5 @@ describe('replies are page data: checked and cut', () => {
     page.answer = () => ({ ok: true, token: '../../evil', text: 'x', nodes: 1, truncated: false });
     await expect(page.service.callPage(page.tabId, { op: 'outline' })).rejects.toThrow(/answer that cannot be used/);
     expect(page.service.lastToken(page.tabId)).toBeUndefined();
-  });
-});
-
-describe('pages no extension may script', () => {
-  it.each([
-    ['chrome://settings/', /browser itself/],
-    ['about:blank', /browser itself/],
-    ['edge://flags', /browser itself/],
-    ['chrome-extension://abcdefghijklmnop/options.html', /browser extension/],
-    ['view-source:https://example.com/', /view-source/],
-    ['https://chrome.google.com/webstore/detail/abc', /Chrome Web Store/],
-    ['https://addons.mozilla.org/en-US/firefox/', /Firefox Add-ons/],
-    ['data:text/html,<p>x</p>', /data:/],
-    ['javascript:void(0)', /javascript:/],
-    ['', /not known/],
-  ])('%s', (url, reason) => {
-    expect(unscriptableReason(url)).toMatch(reason);
-  });
-
-  it('web pages and local files may be tried; Firefox\'s own domains only elsewhere', () => {
-    expect(unscriptableReason('https://example.com/')).toBeNull();
-    expect(unscriptableReason('file:///home/u/a.html')).toBeNull();
-    expect(unscriptableReason('https://support.mozilla.org/', false)).toBeNull();
-    expect(unscriptableReason('https://support.mozilla.org/', true)).toMatch(/Firefox/);
   });
 });

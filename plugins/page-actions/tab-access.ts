@@ -1,11 +1,11 @@
 import { browser, type Browser } from 'wxt/browser';
 import { userTab } from '@/core/agent/user-tab';
+import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/page/tabs';
 
 /**
  * The tabs the page-actions tools work in: which one a call means, whether an extension may script
- * it at all, and its loads (waiting for one, noticing one that an action started). The rules for
- * pages no extension may script follow `plugins/tabs/content.ts` (copied, not imported: a plugin
- * imports nothing from another plugin's folder).
+ * it at all (`core/page/tabs.ts`, shared with the other plugins that work in tabs), and its loads
+ * (waiting for one, noticing one that an action started).
  */
 
 type Tab = Browser.tabs.Tab;
@@ -22,76 +22,6 @@ export class TabError extends Error {
   ) {
     super(message);
   }
-}
-
-/** Sites whose pages browsers never let extensions script. */
-const STORE_HOSTS = [
-  { host: 'chromewebstore.google.com', name: 'the Chrome Web Store' },
-  { host: 'chrome.google.com', path: '/webstore', name: 'the Chrome Web Store' },
-  { host: 'addons.mozilla.org', name: 'Firefox Add-ons (addons.mozilla.org)' },
-  { host: 'microsoftedge.microsoft.com', path: '/addons', name: 'the Edge Add-ons store' },
-];
-
-/** Firefox's list of domains extensions may not touch (extensions.webextensions.restrictedDomains). */
-const FIREFOX_RESTRICTED = new Set([
-  'accounts-static.cdn.mozilla.net',
-  'accounts.firefox.com',
-  'addons.cdn.mozilla.net',
-  'api.accounts.firefox.com',
-  'content.cdn.mozilla.net',
-  'discovery.addons.mozilla.org',
-  'install.mozilla.org',
-  'oauth.accounts.firefox.com',
-  'profile.accounts.firefox.com',
-  'support.mozilla.org',
-  'sync.services.mozilla.com',
-]);
-
-/**
- * Why the extension may not act in a tab showing this address, or null if it may try. Browser
- * pages, other extensions, the add-on stores, `view-source:`, `data:`… are closed to every
- * extension; a local file (`file:`) is tried (the user may have allowed file access).
- */
-export function unscriptableReason(rawUrl: string, firefox = import.meta.env.FIREFOX): string | null {
-  if (!rawUrl) return 'its address is not known (the tab may still be opening)';
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    return 'its address is not a web address';
-  }
-  switch (url.protocol) {
-    case 'http:':
-    case 'https:':
-      break;
-    case 'file:':
-      return null;
-    case 'chrome-extension:':
-    case 'moz-extension:':
-    case 'extension:':
-      return 'it is a page of a browser extension, which other extensions may not touch';
-    case 'view-source:':
-      return 'it shows the source of a page (view-source:), which extensions may not touch';
-    case 'about:':
-    case 'chrome:':
-    case 'edge:':
-    case 'brave:':
-    case 'opera:':
-    case 'vivaldi:':
-    case 'chrome-untrusted:':
-    case 'chrome-search:':
-    case 'devtools:':
-    case 'resource:':
-    case 'jar:':
-      return `it is a page of the browser itself (${url.protocol}), which no extension may touch`;
-    default:
-      return `its address uses ${url.protocol}, which extensions may not touch`;
-  }
-  const host = url.hostname.toLowerCase();
-  const store = STORE_HOSTS.find((s) => s.host === host && (!s.path || url.pathname.startsWith(s.path)));
-  if (store) return `it is ${store.name}, where browsers do not let extensions act`;
-  if (firefox && FIREFOX_RESTRICTED.has(host)) return `Firefox does not let extensions act on pages of ${host}`;
-  return null;
 }
 
 /** The address of a tab, as the browser knows it (a navigation under way: where it goes). */
@@ -121,7 +51,7 @@ export async function resolveTab(tabId: number | undefined, contextTabId: number
 /** Throws the model's error when no extension may script the tab. */
 export function assertScriptable(tab: Tab): void {
   const url = tabUrl(tab);
-  const reason = unscriptableReason(url);
+  const reason = closedPageReason(url, 'act on');
   if (reason) {
     throw new TabError(`The extension cannot read or act in tab ${tab.id} (${url || 'no address'}): ${reason}. Ask the user to open an ordinary web page, or to do this part themselves.`, 'no-access');
   }
@@ -247,34 +177,11 @@ export function watchLoads(tabId: number, startUrl?: string): LoadWatch {
 }
 
 /** Waits for a tab that is still loading (capped): the page agent needs a document to work on. */
-export function settledTab(tab: Tab, signal?: AbortSignal, timeoutMs = LOAD_WAIT_MS): Promise<Tab> {
-  const tabId = tab.id;
-  if (tab.status !== 'loading' || tabId === undefined) return Promise.resolve(tab);
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      browser.tabs.onUpdated.removeListener(onUpdated);
-      browser.tabs.onRemoved.removeListener(onRemoved);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const onUpdated = (id: number, info: Browser.tabs.OnUpdatedInfo, now: Tab) => {
-      if (id === tabId && info.status === 'complete') finish(() => resolve(now));
-    };
-    const onRemoved = (id: number) => {
-      if (id === tabId) finish(() => reject(new TabError(`Tab ${tabId} was closed while its page was loading.`, 'closed')));
-    };
-    const onAbort = () => finish(() => reject(new TabError('Stopped while waiting for the page to load.', 'failed')));
-    // Past the cap: the tab as it is (a page that never finishes loading can still be read).
-    const timer = setTimeout(() => finish(() => void getTab(tabId).then(resolve, reject)), timeoutMs);
-    browser.tabs.onUpdated.addListener(onUpdated);
-    browser.tabs.onRemoved.addListener(onRemoved);
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The load may have finished before the listener was added.
-    browser.tabs.get(tabId).then((now) => now.status !== 'loading' && finish(() => resolve(now)), () => finish(() => reject(new TabError(`Tab ${tabId} was closed.`, 'closed'))));
-  });
+export async function settledTab(tab: Tab, signal?: AbortSignal, timeoutMs = LOAD_WAIT_MS): Promise<Tab> {
+  if (tab.status !== 'loading' || tab.id === undefined) return tab;
+  try {
+    return await waitForTabLoad(tab.id, timeoutMs, signal);
+  } catch (error) {
+    throw error instanceof TabLoadError ? new TabError(error.message, error.kind === 'closed' ? 'closed' : 'failed') : error;
+  }
 }

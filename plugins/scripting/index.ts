@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
 import { userTab } from '@/core/agent/user-tab';
+import { closedPageReason } from '@/core/page/tabs';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
@@ -28,29 +29,6 @@ export interface ScriptResult {
   logs?: string[];
 }
 
-/** Pages no extension may script: the browser's own, the add-on stores, other extensions, viewers. */
-export function unscriptableReason(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  const scheme = parsed.protocol;
-  if (['chrome:', 'about:', 'edge:', 'brave:', 'opera:', 'vivaldi:', 'resource:', 'view-source:', 'devtools:', 'chrome-search:', 'chrome-untrusted:'].includes(scheme)) {
-    return `it is a browser page (${scheme}), which extensions may not script`;
-  }
-  if (scheme === 'chrome-extension:' || scheme === 'moz-extension:') return 'it is an extension\'s page, which other code may not script';
-  if (scheme === 'file:') return 'it is a local file (file:), which the extension has no access to';
-  if (scheme === 'data:' || scheme === 'blob:' || scheme === 'javascript:') return `it is a ${scheme} document`;
-  const host = parsed.hostname;
-  if (host === 'chromewebstore.google.com' || (host === 'chrome.google.com' && parsed.pathname.startsWith('/webstore'))) {
-    return 'the Chrome Web Store may not be scripted by extensions';
-  }
-  if (host === 'addons.mozilla.org' || host === 'accounts-static.cdn.mozilla.net') return 'Mozilla\'s add-ons site may not be scripted by extensions';
-  return null;
-}
-
 /** The tab `execute_script` runs in by default: the one the user is looking at. */
 export async function defaultTab(): Promise<Browser.tabs.Tab> {
   const tab = await userTab();
@@ -62,7 +40,7 @@ export async function defaultTab(): Promise<Browser.tabs.Tab> {
 export async function runInTab(tab: Browser.tabs.Tab, code: string): Promise<CodeOutcome> {
   const tabId = tab.id!;
   const url = tab.url ?? '';
-  const reason = unscriptableReason(url);
+  const reason = closedPageReason(url, 'script');
   if (reason) throw new Error(`execute_script cannot run in tab ${tabId} (${url}): ${reason}. Use a tab with an ordinary web page.`);
   let frame: Browser.scripting.InjectionResult<unknown> | undefined;
   try {

@@ -4,9 +4,10 @@ import { summarize } from '@/core/agent/summarize';
 import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page';
+import { closedPageReason, waitForTabLoad } from '@/core/page/tabs';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
-import { getTabOrThrow, waitForTabLoad } from './index';
+import { getTabOrThrow } from './index';
 import { tabsSchemas } from './schemas';
 
 export interface TabContent {
@@ -80,75 +81,6 @@ async function listTabElements(tabId: number, url: string, selector: string | un
   }
 }
 
-/** Sites whose pages browsers never let extensions script. */
-const STORE_HOSTS = [
-  { host: 'chromewebstore.google.com', name: 'the Chrome Web Store' },
-  { host: 'chrome.google.com', path: '/webstore', name: 'the Chrome Web Store' },
-  { host: 'addons.mozilla.org', name: 'Firefox Add-ons (addons.mozilla.org)' },
-  { host: 'microsoftedge.microsoft.com', path: '/addons', name: 'the Edge Add-ons store' },
-];
-
-/** Firefox's list of domains extensions may not touch (extensions.webextensions.restrictedDomains). */
-const FIREFOX_RESTRICTED = [
-  'accounts-static.cdn.mozilla.net',
-  'accounts.firefox.com',
-  'addons.cdn.mozilla.net',
-  'api.accounts.firefox.com',
-  'content.cdn.mozilla.net',
-  'discovery.addons.mozilla.org',
-  'install.mozilla.org',
-  'oauth.accounts.firefox.com',
-  'profile.accounts.firefox.com',
-  'support.mozilla.org',
-  'sync.services.mozilla.com',
-];
-
-/**
- * Why the extension may not read a tab with this URL, or null if it may try. Browser pages,
- * other extensions, the add-on stores, `view-source:`, `data:`… are closed to every extension.
- */
-export function unreadableReason(rawUrl: string): string | null {
-  if (!rawUrl) return 'its address is not known (the tab may still be opening)';
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    return `its address (${rawUrl}) is not a web address`;
-  }
-  switch (url.protocol) {
-    case 'http:':
-    case 'https:':
-      break;
-    case 'file:':
-      return null; // Allowed when the user lets the extension read files; the injection says if not.
-    case 'about:':
-    case 'chrome:':
-    case 'edge:':
-    case 'brave:':
-    case 'opera:':
-    case 'vivaldi:':
-    case 'chrome-untrusted:':
-    case 'chrome-search:':
-    case 'devtools:':
-    case 'resource:':
-    case 'jar:':
-      return `it is a page of the browser itself (${url.protocol}), which no extension may read`;
-    case 'chrome-extension:':
-    case 'moz-extension:':
-    case 'extension:':
-      return 'it is a page of a browser extension, which other extensions may not read';
-    case 'view-source:':
-      return 'it shows the source of a page (view-source:), which extensions may not read; open the page itself, or fetch its address instead';
-    default:
-      return `its address uses ${url.protocol}, which extensions may not read`;
-  }
-  const host = url.hostname.toLowerCase();
-  const store = STORE_HOSTS.find((s) => s.host === host && (!s.path || url.pathname.startsWith(s.path)));
-  if (store) return `it is ${store.name}, where browsers do not let extensions read pages`;
-  if (FIREFOX_RESTRICTED.includes(host) && import.meta.env.FIREFOX) return `Firefox does not let extensions read pages on ${host}`;
-  return null;
-}
-
 /** Turns what executeScript threw into words for the model. */
 function injectionError(tabId: number, url: string, error: unknown): Error {
   const message = (error as Error)?.message ?? String(error);
@@ -209,7 +141,7 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
     annotations: { readOnly: true, destructive: false, openWorld: false, pages: true, target: (input: { tab_id: number }) => ({ tabId: input.tab_id }) },
     async execute({ tab_id, selector, prompt, max_length, element_refs }, { signal, service, conversationId }) {
       let tab = await getTabOrThrow(tab_id);
-      const reason = unreadableReason(tab.url ?? tab.pendingUrl ?? '');
+      const reason = closedPageReason(tab.url ?? tab.pendingUrl ?? '', 'read');
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
       if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
       const url = tab.url ?? '';

@@ -1,5 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
+import { waitForTabLoad } from '@/core/page/tabs';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { compileSafeRegex, PATTERN_SYNTAX, PatternError, type SafeRegex } from '@/core/registry/safe-regex';
@@ -102,37 +103,6 @@ export function checkOpenableUrl(url: string): string {
     throw new Error(`open_tab only opens http:// and https:// pages, not ${parsed.protocol} URLs.`);
   }
   return parsed.href;
-}
-
-/** Resolves when the tab has finished loading, or after `timeoutMs` with the tab as it is. */
-export function waitForTabLoad(tabId: number, timeoutMs: number, signal?: AbortSignal): Promise<Tab> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      browser.tabs.onUpdated.removeListener(onUpdated);
-      browser.tabs.onRemoved.removeListener(onRemoved);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const onUpdated = (id: number, info: Browser.tabs.OnUpdatedInfo, tab: Tab) => {
-      if (id === tabId && info.status === 'complete') finish(() => resolve(tab));
-    };
-    const onRemoved = (id: number) => {
-      if (id === tabId) finish(() => reject(new Error(`Tab ${tabId} was closed while its page was loading.`)));
-    };
-    const onAbort = () => finish(() => reject(new Error('Stopped while waiting for the page to load.')));
-    const timer = setTimeout(() => finish(() => void browser.tabs.get(tabId).then(resolve, reject)), timeoutMs);
-    browser.tabs.onUpdated.addListener(onUpdated);
-    browser.tabs.onRemoved.addListener(onRemoved);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // The load may have finished before the listener was added.
-    browser.tabs.get(tabId).then((tab) => {
-      if (tab.status === 'complete' && tab.url !== 'about:blank') finish(() => resolve(tab));
-    }, () => undefined);
-  });
 }
 
 const LOAD_WAIT_MS = 25_000;

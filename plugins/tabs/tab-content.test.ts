@@ -1,36 +1,9 @@
-// get_tab_content's checks before it touches a tab, and the reader it injects (on happy-dom).
+// get_tab_content's reader it injects (on happy-dom); the pages it may not read are in tests/unit/page-tabs.test.ts.
 import { describe, expect, test } from 'vitest';
 import { readPage } from '@/core/extract/page';
-import { cleanListedElements, MAX_LISTED_ELEMENTS, unreadableReason } from '@/plugins/tabs/content';
+import { cleanListedElements, MAX_LISTED_ELEMENTS } from '@/plugins/tabs/content';
 import { tabsSchemas } from '@/plugins/tabs/schemas';
 import { parseHtml } from '@/tests/unit/helpers/dom';
-
-describe('pages the extension may not read', () => {
-  test.each([
-    ['chrome://settings/', /page of the browser itself/],
-    ['about:config', /page of the browser itself/],
-    ['about:blank', /page of the browser itself/],
-    ['edge://flags', /page of the browser itself/],
-    ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html', /page of a browser extension/],
-    ['moz-extension://0f1e2d3c-0000-4000-8000-000000000000/sidepanel.html', /page of a browser extension/],
-    ['view-source:https://example.com/', /view-source/],
-    ['https://chromewebstore.google.com/detail/some-extension/abc', /Chrome Web Store/],
-    ['https://chrome.google.com/webstore/detail/abc', /Chrome Web Store/],
-    ['https://addons.mozilla.org/en-US/firefox/addon/ublock-origin/', /Firefox Add-ons/],
-    ['data:text/html,<p>x</p>', /data:/],
-    ['javascript:void(0)', /javascript:/],
-    ['', /not known/],
-  ])('%s', (url, reason) => {
-    expect(unreadableReason(url)).toMatch(reason);
-  });
-
-  test('web pages and local files may be tried', () => {
-    expect(unreadableReason('https://example.com/article')).toBeNull();
-    expect(unreadableReason('http://127.0.0.1:8080/page.html')).toBeNull();
-    expect(unreadableReason('https://chrome.google.com/search')).toBeNull();
-    expect(unreadableReason('file:///home/user/notes.html')).toBeNull();
-  });
-});
 
 describe('the injected reader', () => {
   test('an HTML page: its Markdown, title and what part was read', () => {
