@@ -1,0 +1,134 @@
+import type { Conversation, SearchRow } from './db';
+import type { QueryTerm } from './search-tokens';
+
+/** A term whose index has more rows than this is not read whole: candidates are checked against it instead. */
+export const COMMON_ROWS = 2000;
+/** Candidates up to this many are read one get() each and sorted in memory; more are placed by the recency order. */
+export const FEW = 400;
+/** Conversations the walk down the recency order takes at a time. */
+export const WALK_BATCH = 100;
+
+/** The thresholds above (the tests make them small to take every path). */
+export interface SearchTuning {
+  common: number;
+  few: number;
+  batch: number;
+}
+
+const request = <T>(r: IDBRequest<T>) =>
+  new Promise<T>((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+
+/** A conversation as the list and the search show it: without its context summary (up to kilobytes the pages never use). */
+export function listed(conversation: Conversation): Conversation {
+  if (!('contextSummary' in conversation)) return conversation;
+  const { contextSummary: _derived, ...rest } = conversation;
+  return rest;
+}
+
+/** Newest first; ties by id, descending (the `[updatedAt+id]` index read backwards). */
+function newer(a: Conversation, b: Conversation): number {
+  return a.updatedAt !== b.updatedAt ? b.updatedAt - a.updatedAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * The conversations that hold every term, most recently active first, at most `limit`, read in
+ * one transaction. Chromium's IndexedDB is slow at handing over many keys (about 10 µs each on a
+ * busy machine: a word in every one of 10,000 conversations took 170 ms, the recency order of all
+ * of them 60 ms), so no read here is proportional to the whole history unless it must be:
+ * - each term's rows are counted (counting stays inside the database);
+ * - the terms with few rows are read (their conversation ids) and intersected: the candidates;
+ *   the common terms are checked on the candidates' own index rows;
+ * - a few candidates are read one get() each and sorted; many are placed by the recency order;
+ * - when every term is common, the recency order is walked from the newest, a batch at a time,
+ *   each conversation checked on its index rows, until `limit` match.
+ */
+export async function findConversations(
+  idb: IDBDatabase,
+  terms: QueryTerm[],
+  limit: number,
+  { common: commonRows, few, batch }: SearchTuning = { common: COMMON_ROWS, few: FEW, batch: WALK_BATCH },
+): Promise<Conversation[]> {
+  const tx = idb.transaction(['searchIndex', 'conversations'], 'readonly');
+  const rowsStore = tx.objectStore('searchIndex');
+  const tokens = rowsStore.index('tokens');
+  const conversations = tx.objectStore('conversations');
+  const range = (t: QueryTerm) => IDBKeyRange.bound(t.from, t.to);
+  const counts = await Promise.all(terms.map((t) => request(tokens.count(range(t)))));
+  if (counts.some((c) => c === 0)) return [];
+  const rare = terms.filter((_, i) => counts[i]! <= commonRows);
+  const common = terms.filter((_, i) => counts[i]! > commonRows);
+
+  /** Whether a conversation's index rows hold every one of `wanted`. */
+  const holds = async (id: string, wanted: QueryTerm[]): Promise<boolean> => {
+    if (!wanted.length) return true;
+    const rows = (await request(rowsStore.getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity])))) as SearchRow[];
+    return wanted.every((t) => rows.some((r) => r.tokens.some((token) => token >= t.from && token <= t.to)));
+  };
+  const getAll = async (ids: string[]) =>
+    ((await Promise.all(ids.map((id) => request(conversations.get(id))))) as Array<Conversation | undefined>).filter((c) => c !== undefined);
+
+  if (!rare.length) return walkNewest(conversations.index('[updatedAt+id]'), (ids) => Promise.all(ids.map((id) => holds(id, common))), limit, batch, getAll);
+
+  const perTerm = await Promise.all(rare.map((t) => request(tokens.getAllKeys(range(t)))));
+  const sets = perTerm.map((keys) => new Set((keys as unknown as Array<[string, number]>).map((k) => k[0]))).sort((a, b) => a.size - b.size);
+  let candidates = [...sets[0]!].filter((id) => sets.every((s) => s.has(id)));
+  if (candidates.length <= few) {
+    if (common.length) {
+      const ok = await Promise.all(candidates.map((id) => holds(id, common)));
+      candidates = candidates.filter((_, i) => ok[i]);
+    }
+    return (await getAll(candidates)).sort(newer).slice(0, limit);
+  }
+  // Many candidates: the newest of them by the recency order, then the common terms on those.
+  const set = new Set(candidates);
+  return walkNewest(
+    conversations.index('[updatedAt+id]'),
+    async (ids) => {
+      return Promise.all(ids.map((id) => (set.has(id) ? holds(id, common) : false)));
+    },
+    limit,
+    batch,
+    getAll,
+  );
+}
+
+/**
+ * Walks the `[updatedAt+id]` index from the newest, `batch` keys at a time, keeping the
+ * conversations `match` accepts, until `limit` are kept or the list ends; then reads them.
+ */
+async function walkNewest(
+  index: IDBIndex,
+  match: (ids: string[]) => Promise<boolean[]>,
+  limit: number,
+  batch: number,
+  getAll: (ids: string[]) => Promise<Conversation[]>,
+): Promise<Conversation[]> {
+  const hits: string[] = [];
+  const cursor = index.openKeyCursor(null, 'prev');
+  let ended = false;
+  const next = (n: number) =>
+    new Promise<string[]>((resolve, reject) => {
+      const out: string[] = [];
+      cursor.onerror = () => reject(cursor.error);
+      cursor.onsuccess = () => {
+        const c = cursor.result;
+        if (!c) {
+          ended = true;
+          return resolve(out);
+        }
+        out.push(c.primaryKey as string);
+        if (out.length >= n) return resolve(out);
+        c.continue();
+      };
+      if (cursor.readyState === 'done') cursor.result!.continue();
+    });
+  while (!ended && hits.length < limit) {
+    const ids = await next(batch);
+    const ok = await match(ids);
+    for (let i = 0; i < ids.length && hits.length < limit; i++) if (ok[i]) hits.push(ids[i]!);
+  }
+  return getAll(hits);
+}
