@@ -145,6 +145,8 @@ async function measure(h, label, total, longCount, needles) {
   const search = [];
   const listSel = 'nav[aria-label="Conversations"] li';
   for (let i = 0; i < runs; i++) {
+    // What the step before left to do (a 2,000-message conversation's view torn down) is not the list's.
+    await settle(sidebar);
     list.push(await timeInPage(sidebar, {
       act: `document.querySelector('button[aria-label="Conversations"]').click()`,
       done: `document.querySelectorAll('${listSel}').length >= ${Math.min(total, 15)}`,
@@ -243,6 +245,11 @@ async function scrollToTop(sidebar) {
   });
 }
 
+/** Waits until the page is idle (its work of the step before done; at most 2 s). */
+function settle(page) {
+  return page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 2000 })));
+}
+
 /** In an extension page: the extension's own IndexedDB (same origin as the background), opened at its version. */
 const OPEN_DB = `new Promise((resolve, reject) => { const r = indexedDB.open('sidequest'); r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); })`;
 
@@ -327,7 +334,10 @@ async function breakdown(h) {
       [out.termBudget, rowsBudget] = await time(() => req(store('searchIndex').index('tokens').getAllKeys(IDBKeyRange.bound('budget', 'budget\uffff'))));
       out.termBudgetRows = rowsBudget.length;
       [out.termNeedle] = await time(() => req(store('searchIndex').index('tokens').getAllKeys(IDBKeyRange.bound('zebra', 'zebra\uffff'))));
+      [out.countBudget] = await time(() => req(store('searchIndex').index('tokens').count(IDBKeyRange.bound('budget', 'budget\uffff'))));
+      [out.walk200] = await time(() => walk(false, 200));
       const ids = order.slice(-200);
+      [out.rows200] = await time(() => { const s = store('searchIndex'); return Promise.all(ids.map((id) => req(s.getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]))))); });
       [out.get200] = await time(() => { const s = store('conversations'); return Promise.all(ids.map((id) => req(s.get(id)))); });
       [out.getAll200] = await time(() => req(store('conversations').index('[updatedAt+id]').getAll(null, 200)));
       [out.searchBudget] = await send('searchConversations', { query: 'budget' });
@@ -413,6 +423,9 @@ for (const browserName of browsers) {
       termBudget: 'search: tokens index, "budget*" keys (getAllKeys)',
       termBudgetRows: 'search: … rows it returns',
       termNeedle: 'search: tokens index, "zebra*" keys',
+      countBudget: 'search: tokens index, count() of "budget*"',
+      walk200: 'search: 200 newest conversations, cursor with records',
+      rows200: 'search: their index rows, one getAll() each',
       get200: 'search: 200 conversations, one get() each',
       getAll200: 'search: 200 conversations, one getAll() on [updatedAt+id]',
       searchBudget: 'search: searchConversations("budget"), round trip',

@@ -41,7 +41,8 @@ function newer(a: Conversation, b: Conversation): number {
  * - each term's rows are counted (counting stays inside the database);
  * - the terms with few rows are read (their conversation ids) and intersected: the candidates;
  *   the common terms are checked on the candidates' own index rows;
- * - a few candidates are read one get() each and sorted; many are placed by the recency order;
+ * - a few candidates are read one get() each and sorted; many are placed by the recency order
+ *   (a cursor with the records, so the hits need no second read);
  * - when every term is common, the recency order is walked from the newest, a batch at a time,
  *   each conversation checked on its index rows, until `limit` match.
  */
@@ -67,10 +68,10 @@ export async function findConversations(
     const rows = (await request(rowsStore.getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity])))) as SearchRow[];
     return wanted.every((t) => rows.some((r) => r.tokens.some((token) => token >= t.from && token <= t.to)));
   };
-  const getAll = async (ids: string[]) =>
+  const getEach = async (ids: string[]) =>
     ((await Promise.all(ids.map((id) => request(conversations.get(id))))) as Array<Conversation | undefined>).filter((c) => c !== undefined);
 
-  if (!rare.length) return walkNewest(conversations.index('[updatedAt+id]'), (ids) => Promise.all(ids.map((id) => holds(id, common))), limit, batch, getAll);
+  if (!rare.length) return walkNewest(conversations.index('[updatedAt+id]'), (ids) => Promise.all(ids.map((id) => holds(id, common))), limit, batch);
 
   const perTerm = await Promise.all(rare.map((t) => request(tokens.getAllKeys(range(t)))));
   const sets = perTerm.map((keys) => new Set((keys as unknown as Array<[string, number]>).map((k) => k[0]))).sort((a, b) => a.size - b.size);
@@ -80,7 +81,7 @@ export async function findConversations(
       const ok = await Promise.all(candidates.map((id) => holds(id, common)));
       candidates = candidates.filter((_, i) => ok[i]);
     }
-    return (await getAll(candidates)).sort(newer).slice(0, limit);
+    return (await getEach(candidates)).sort(newer).slice(0, limit);
   }
   // Many candidates: the newest of them by the recency order, then the common terms on those.
   const set = new Set(candidates);
@@ -91,27 +92,21 @@ export async function findConversations(
     },
     limit,
     batch,
-    getAll,
   );
 }
 
 /**
- * Walks the `[updatedAt+id]` index from the newest, `batch` keys at a time, keeping the
- * conversations `match` accepts, until `limit` are kept or the list ends; then reads them.
+ * Walks the `[updatedAt+id]` index from the newest, `batch` conversations at a time (records and
+ * all: the hits are then read already), keeping those `match` accepts, until `limit` are kept or
+ * the list ends.
  */
-async function walkNewest(
-  index: IDBIndex,
-  match: (ids: string[]) => Promise<boolean[]>,
-  limit: number,
-  batch: number,
-  getAll: (ids: string[]) => Promise<Conversation[]>,
-): Promise<Conversation[]> {
-  const hits: string[] = [];
-  const cursor = index.openKeyCursor(null, 'prev');
+async function walkNewest(index: IDBIndex, match: (ids: string[]) => Promise<boolean[]>, limit: number, batch: number): Promise<Conversation[]> {
+  const hits: Conversation[] = [];
+  const cursor = index.openCursor(null, 'prev');
   let ended = false;
   const next = (n: number) =>
-    new Promise<string[]>((resolve, reject) => {
-      const out: string[] = [];
+    new Promise<Conversation[]>((resolve, reject) => {
+      const out: Conversation[] = [];
       cursor.onerror = () => reject(cursor.error);
       cursor.onsuccess = () => {
         const c = cursor.result;
@@ -119,16 +114,16 @@ async function walkNewest(
           ended = true;
           return resolve(out);
         }
-        out.push(c.primaryKey as string);
+        out.push(c.value as Conversation);
         if (out.length >= n) return resolve(out);
         c.continue();
       };
       if (cursor.readyState === 'done') cursor.result!.continue();
     });
   while (!ended && hits.length < limit) {
-    const ids = await next(batch);
-    const ok = await match(ids);
-    for (let i = 0; i < ids.length && hits.length < limit; i++) if (ok[i]) hits.push(ids[i]!);
+    const records = await next(batch);
+    const ok = await match(records.map((c) => c.id));
+    for (let i = 0; i < records.length && hits.length < limit; i++) if (ok[i]) hits.push(records[i]!);
   }
-  return getAll(hits);
+  return hits;
 }
