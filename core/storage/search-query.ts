@@ -1,8 +1,8 @@
 import type { Conversation, SearchRow } from './db';
 import type { QueryTerm } from './search-tokens';
 
-/** A term whose index has more rows than this is not read whole: candidates are checked against it instead. */
-export const COMMON_ROWS = 2000;
+/** A term with more index rows than this is not read whole: candidates are checked against it instead. */
+export const COMMON_ROWS = 1000;
 /** Candidates up to this many are read one get() each and sorted in memory; more are placed by the recency order. */
 export const FEW = 400;
 /** Conversations the walk down the recency order takes at a time. */
@@ -37,9 +37,10 @@ function newer(a: Conversation, b: Conversation): number {
  * The conversations that hold every term, most recently active first, at most `limit`, read in
  * one transaction. Chromium's IndexedDB is slow at handing over many keys (about 10 µs each on a
  * busy machine: a word in every one of 10,000 conversations took 170 ms, the recency order of all
- * of them 60 ms), so no read here is proportional to the whole history unless it must be:
- * - each term's rows are counted (counting stays inside the database);
- * - the terms with few rows are read (their conversation ids) and intersected: the candidates;
+ * of them 60 ms; counting a word's rows costs as much as reading them), so no read here is
+ * proportional to the whole history:
+ * - each term's rows are read up to `common` + 1: a term with more is common;
+ * - the terms with few rows (their conversation ids) are intersected: the candidates;
  *   the common terms are checked on the candidates' own index rows;
  * - a few candidates are read one get() each and sorted; many are placed by the recency order
  *   (a cursor with the records, so the hits need no second read);
@@ -57,10 +58,11 @@ export async function findConversations(
   const tokens = rowsStore.index('tokens');
   const conversations = tx.objectStore('conversations');
   const range = (t: QueryTerm) => IDBKeyRange.bound(t.from, t.to);
-  const counts = await Promise.all(terms.map((t) => request(tokens.count(range(t)))));
-  if (counts.some((c) => c === 0)) return [];
-  const rare = terms.filter((_, i) => counts[i]! <= commonRows);
-  const common = terms.filter((_, i) => counts[i]! > commonRows);
+  // Each term's rows, at most `commonRows` + 1 of them: more, and the term is common.
+  const probes = (await Promise.all(terms.map((t) => request(tokens.getAllKeys(range(t), commonRows + 1))))) as unknown as Array<Array<[string, number]>>;
+  if (probes.some((keys) => keys.length === 0)) return [];
+  const rare = terms.filter((_, i) => probes[i]!.length <= commonRows);
+  const common = terms.filter((_, i) => probes[i]!.length > commonRows);
 
   /** Whether a conversation's index rows hold every one of `wanted`. */
   const holds = async (id: string, wanted: QueryTerm[]): Promise<boolean> => {
@@ -73,8 +75,10 @@ export async function findConversations(
 
   if (!rare.length) return walkNewest(conversations.index('[updatedAt+id]'), (ids) => Promise.all(ids.map((id) => holds(id, common))), limit, batch);
 
-  const perTerm = await Promise.all(rare.map((t) => request(tokens.getAllKeys(range(t)))));
-  const sets = perTerm.map((keys) => new Set((keys as unknown as Array<[string, number]>).map((k) => k[0]))).sort((a, b) => a.size - b.size);
+  const sets = probes
+    .filter((keys) => keys.length <= commonRows)
+    .map((keys) => new Set(keys.map((k) => k[0])))
+    .sort((a, b) => a.size - b.size);
   let candidates = [...sets[0]!].filter((id) => sets.every((s) => s.has(id)));
   if (candidates.length <= few) {
     if (common.length) {
