@@ -1,5 +1,6 @@
 // Large histories: how the sidebar behaves with a year of conversations. Run on demand:
-// `node bench/history.mjs [chromium|firefox] [--no-build] [--runs=5] [--conversations=10000]`
+// `node bench/history.mjs [chromium|firefox] [--no-build] [--runs=5] [--conversations=10000]
+// [--skip=open,scroll,typed] [--quiet=20000,120000]`
 // (also the end of `npm run bench`).
 //
 // In each browser, with the production build: a data set is made **through the import path**
@@ -11,6 +12,11 @@
 // - search: text typed in the list's search box → the matching conversation is shown (includes
 //   the list's pause after typing); and the search request alone (`searchConversations`, sent
 //   from the sidebar page: the background's answer, no pause);
+// - after the large import, a quiet wait (`waitQuiet`: at least `--quiet`'s first figure, 20 s,
+//   then until the first list page's round trip stops getting faster; printed): right after 38 MB
+//   went in, Chromium's IndexedDB is busy for tens of seconds and every read is slow;
+// - where the time goes (`breakdown`): the list's and the search's IndexedDB reads timed alone
+//   from an extension page, beside the background's whole answers;
 // Baseline in the same run: the same steps with a small history (10 conversations, one of 20
 // messages), imported first; the large one (`--conversations`, default 10,000, of 10 messages
 // each, and one of 2,000 messages) is then imported on top, in files of at most 2,500
