@@ -346,8 +346,11 @@ async function breakdown(h) {
       [out.rows200] = await time(() => { const s = store('searchIndex'); return Promise.all(ids.map((id) => req(s.getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]))))); });
       [out.get200] = await time(() => { const s = store('conversations'); return Promise.all(ids.map((id) => req(s.get(id)))); });
       [out.getAll200] = await time(() => req(store('conversations').index('[updatedAt+id]').getAll(null, 200)));
-      [out.searchBudget] = await send('searchConversations', { query: 'budget' });
-      [out.searchNeedle] = await send('searchConversations', { query: 'zebra-needle' });
+      let hits;
+      [out.searchBudget, hits] = await send('searchConversations', { query: 'budget' });
+      out.budgetHits = hits.length;
+      [out.searchNeedle, hits] = await send('searchConversations', { query: 'zebra-needle' });
+      out.needleHits = hits.length;
       db.close();
       return out;
     }, OPEN_DB));
@@ -436,6 +439,8 @@ for (const browserName of browsers) {
       getAll200: 'search: 200 conversations, one getAll() on [updatedAt+id]',
       searchBudget: 'search: searchConversations("budget"), round trip',
       searchNeedle: 'search: searchConversations("zebra-needle"), round trip',
+      budgetHits: 'search: … conversations found for "budget" (at most 200)',
+      needleHits: 'search: … conversations found for "zebra-needle"',
     };
     table([['part', 'baseline', 'large'], ...Object.keys(labels).map((k) => [labels[k], part(baseParts[k]), part(bigParts[k])])]);
     console.log(`\nlongest scroll frames (large): ${big.scroll.worst.map((w) => `${w.ms.toFixed(0)} ms (+${w.change.added} −${w.change.removed})`).join(', ')}`);
