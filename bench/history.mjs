@@ -1,5 +1,6 @@
 // Large histories: how the sidebar behaves with a year of conversations. Run on demand:
-// `node bench/history.mjs [chromium|firefox] [--no-build] [--runs=5] [--conversations=10000]`
+// `node bench/history.mjs [chromium|firefox] [--no-build] [--runs=5] [--conversations=10000]
+// [--skip=open,scroll,typed] [--quiet=20000,120000]`
 // (also the end of `npm run bench`).
 //
 // In each browser, with the production build: a data set is made **through the import path**
@@ -11,6 +12,11 @@
 // - search: text typed in the list's search box → the matching conversation is shown (includes
 //   the list's pause after typing); and the search request alone (`searchConversations`, sent
 //   from the sidebar page: the background's answer, no pause);
+// - after the large import, a quiet wait (`waitQuiet`: at least `--quiet`'s first figure, 20 s,
+//   then until the first list page's round trip stops getting faster; printed): right after 38 MB
+//   went in, Chromium's IndexedDB is busy for tens of seconds and every read is slow;
+// - where the time goes (`breakdown`): the list's and the search's IndexedDB reads timed alone
+//   from an extension page, beside the background's whole answers;
 // Baseline in the same run: the same steps with a small history (10 conversations, one of 20
 // messages), imported first; the large one (`--conversations`, default 10,000, of 10 messages
 // each, and one of 2,000 messages) is then imported on top, in files of at most 2,500
@@ -28,6 +34,10 @@ const args = process.argv.slice(2);
 const browsers = args.find((a) => a === 'chromium' || a === 'firefox') ? [args.find((a) => a === 'chromium' || a === 'firefox')] : ['chromium', 'firefox'];
 const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice(7) ?? 5);
 const largeCount = Number(args.find((a) => a.startsWith('--conversations='))?.slice(16) ?? 10_000);
+// Rows to leave out for a quicker run: `--skip=open,scroll,typed`.
+const skip = new Set((args.find((a) => a.startsWith('--skip='))?.slice(7) ?? '').split(',').filter(Boolean));
+// The least and the most pause after the large import before measuring, ms (`--quiet=20000,120000`).
+const [quietMin, quietMax] = (args.find((a) => a.startsWith('--quiet='))?.slice(8) ?? '20000,120000').split(',').map(Number);
 
 if (!args.includes('--no-build')) {
   execFileSync('npx', ['wxt', 'build'], { cwd: ROOT, stdio: 'ignore' });
@@ -141,10 +151,16 @@ async function measure(h, label, total, longCount, needles) {
   const search = [];
   const listSel = 'nav[aria-label="Conversations"] li';
   for (let i = 0; i < runs; i++) {
+    // What the step before left to do (a 2,000-message conversation's view torn down) is not the list's.
+    await settle(sidebar);
     list.push(await timeInPage(sidebar, {
       act: `document.querySelector('button[aria-label="Conversations"]').click()`,
       done: `document.querySelectorAll('${listSel}').length >= ${Math.min(total, 15)}`,
     }));
+    if (skip.has('open')) {
+      await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').click());
+      continue;
+    }
     open.push(await timeInPage(sidebar, {
       act: `[...document.querySelectorAll('${listSel} button.open')].find((b) => b.textContent.includes('Long')).click()`,
       done: `document.querySelector('h1.title')?.textContent.includes('Long') && document.querySelectorAll('main article').length > 0 && [...document.querySelectorAll('main article')].at(-1).textContent.includes('Step ${lastStep(longCount)}')`,
@@ -153,12 +169,44 @@ async function measure(h, label, total, longCount, needles) {
     await sidebar.evaluate(() => document.querySelector('button[aria-label="New conversation"]').click());
     await sidebar.waitFor(() => !document.querySelector('main article'));
   }
-  // Scroll the long conversation to its top.
+  const scroll = skip.has('scroll') ? { frames: [NaN], worst: [], notLoaded: 0, maxArticles: 0, articles: 0, ms: NaN } : await scrollToTop(sidebar);
+  // Search message text, typed in the list's search box.
+  for (let i = 0; i < runs && !skip.has('typed'); i++) {
+    await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').getAttribute('aria-expanded') === 'true' || document.querySelector('button[aria-label="Conversations"]').click());
+    await sidebar.find('textbox', 'Search conversations');
+    // Back to the whole list first, so the count below is the new query's.
+    await timeInPage(sidebar, {
+      act: `const input = document.querySelector('#conversation-search'); input.value = ''; input.dispatchEvent(new Event('input'));`,
+      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length >= ${Math.min(total, 15)}`,
+    });
+    search.push(await timeInPage(sidebar, {
+      act: `const input = document.querySelector('#conversation-search'); input.value = 'zebra-needle'; input.dispatchEvent(new Event('input'));`,
+      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length === ${needles}`,
+    }));
+  }
+  // The search request alone: the background's answer to the page, without the list's pause.
+  const request = [];
+  const requestCommon = [];
+  for (let i = 0; i < 2 * runs; i++) {
+    (i % 2 ? request : requestCommon).push(await sidebar.evaluate(async (query) => {
+      const api = globalThis.browser ?? globalThis.chrome;
+      const t0 = performance.now();
+      const reply = await api.runtime.sendMessage({ id: Math.floor(Math.random() * 1e9), type: 'searchConversations', data: { query }, timestamp: Date.now() });
+      if (reply?.err) throw new Error(JSON.stringify(reply.err));
+      return performance.now() - t0;
+    }, i % 2 ? 'zebra-needle' : 'budget'));
+  }
+  await sidebar.close();
+  return { label, list, open, search, request, requestCommon, scroll };
+}
+
+/** Scrolls the long conversation to its top, loading earlier messages on the way; frame intervals. */
+async function scrollToTop(sidebar) {
   await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').click());
   await sidebar.evaluate(() => [...document.querySelectorAll('nav[aria-label="Conversations"] li button.open')].find((b) => b.textContent.includes('Long')).click());
   await sidebar.waitFor(() => document.querySelectorAll('main article').length > 0);
   await new Promise((r) => setTimeout(r, 500));
-  const scroll = await sidebar.evaluate(async () => {
+  return sidebar.evaluate(async () => {
     // The log inside the main landmark is what scrolls.
     const main = document.querySelector('main [role="log"]');
     const frames = [];
@@ -201,34 +249,119 @@ async function measure(h, label, total, longCount, needles) {
     const worst = frames.map((ms, i) => ({ ms, change: changes[i] })).slice(1).sort((a, b) => b.ms - a.ms).slice(0, 5);
     return { frames: frames.slice(1), worst, notLoaded, maxArticles, articles: document.querySelectorAll('main article').length, ms: performance.now() - started };
   });
-  // Search message text (the background scans every message).
+}
+
+/** Waits until the page is idle (its work of the step before done; at most 2 s). */
+function settle(page) {
+  return page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 2000 })));
+}
+
+/** In an extension page: the extension's own IndexedDB (same origin as the background), opened at its version. */
+const OPEN_DB = `new Promise((resolve, reject) => { const r = indexedDB.open('sidequest'); r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); })`;
+
+/**
+ * After a large import: waits until the browser is quiet again (LevelDB compacting in Chromium,
+ * the import's transactions settling), at least `quietMin` ms, then until the first list page's
+ * round trip (page → background → IndexedDB → page) stops getting faster: the median of the last
+ * three probes (one a second) within 10 % of the three before, or `quietMax`. Returns the pause
+ * and the probes.
+ */
+async function waitQuiet(h) {
+  const page = await h.openExtensionPage('sidepanel.html');
+  await page.find('textbox', 'Message');
+  const started = Date.now();
+  const probes = [];
+  const probe = () => page.evaluate(async () => {
+    const api = globalThis.browser ?? globalThis.chrome;
+    const t0 = performance.now();
+    const reply = await api.runtime.sendMessage({ id: Math.floor(Math.random() * 1e9), type: 'listConversationPage', data: { limit: 50 }, timestamp: Date.now() });
+    if (reply?.err) throw new Error(JSON.stringify(reply.err));
+    return performance.now() - t0;
+  });
+  for (;;) {
+    probes.push(await probe());
+    const waited = Date.now() - started;
+    const recent = median(probes.slice(-3));
+    const before = median(probes.slice(-6, -3));
+    if (waited >= quietMax || (waited >= quietMin && probes.length >= 6 && recent >= before * 0.9)) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  await page.close();
+  return { ms: Date.now() - started, first: probes[0], last: median(probes.slice(-3)), probes: probes.length };
+}
+
+/**
+ * Where the list's and the search's time goes, read from an extension page (the same origin, so
+ * the same IndexedDB as the background): the index walk alone (keys), the same walk with the
+ * records, the count, the search's reads, and the background's whole answer (`sendMessage`).
+ * Medians of `runs`.
+ */
+async function breakdown(h) {
+  const page = await h.openExtensionPage('sidepanel.html');
+  await page.find('textbox', 'Message');
+  const rows = [];
   for (let i = 0; i < runs; i++) {
-    await sidebar.evaluate(() => document.querySelector('button[aria-label="Conversations"]').getAttribute('aria-expanded') === 'true' || document.querySelector('button[aria-label="Conversations"]').click());
-    await sidebar.find('textbox', 'Search conversations');
-    // Back to the whole list first, so the count below is the new query's.
-    await timeInPage(sidebar, {
-      act: `const input = document.querySelector('#conversation-search'); input.value = ''; input.dispatchEvent(new Event('input'));`,
-      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length >= ${Math.min(total, 15)}`,
-    });
-    search.push(await timeInPage(sidebar, {
-      act: `const input = document.querySelector('#conversation-search'); input.value = 'zebra-needle'; input.dispatchEvent(new Event('input'));`,
-      done: `document.querySelectorAll('nav[aria-label="Conversations"] li').length === ${needles}`,
-    }));
-  }
-  // The search request alone: the background's answer to the page, without the list's pause.
-  const request = [];
-  const requestCommon = [];
-  for (let i = 0; i < 2 * runs; i++) {
-    (i % 2 ? request : requestCommon).push(await sidebar.evaluate(async (query) => {
+    rows.push(await page.evaluate(async (OPEN) => {
+      const db = await new Function(`return ${OPEN}`)();
+      const req = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+      const time = async (f) => { const t0 = performance.now(); const v = await f(); return [performance.now() - t0, v]; };
+      const walk = (keysOnly, n) => new Promise((resolve, reject) => {
+        const tx = db.transaction('conversations', 'readonly');
+        const index = tx.objectStore('conversations').index('[updatedAt+id]');
+        const r = keysOnly ? index.openKeyCursor(null, 'prev') : index.openCursor(null, 'prev');
+        const out = [];
+        r.onerror = () => reject(r.error);
+        r.onsuccess = () => {
+          const c = r.result;
+          if (!c || out.length >= n) return resolve(out);
+          out.push(keysOnly ? c.primaryKey : c.value);
+          c.continue();
+        };
+      });
+      const store = (name) => db.transaction(name, 'readonly').objectStore(name);
       const api = globalThis.browser ?? globalThis.chrome;
-      const t0 = performance.now();
-      const reply = await api.runtime.sendMessage({ id: Math.floor(Math.random() * 1e9), type: 'searchConversations', data: { query }, timestamp: Date.now() });
-      if (reply?.err) throw new Error(JSON.stringify(reply.err));
-      return performance.now() - t0;
-    }, i % 2 ? 'zebra-needle' : 'budget'));
+      const send = (type, data) => time(async () => {
+        const reply = await api.runtime.sendMessage({ id: Math.floor(Math.random() * 1e9), type, data, timestamp: Date.now() });
+        if (reply?.err) throw new Error(JSON.stringify(reply.err));
+        return reply.res;
+      });
+      const out = {};
+      [out.keys50] = await time(() => walk(true, 50));
+      let page50;
+      [out.records50, page50] = await time(() => walk(false, 50));
+      out.bytes50 = JSON.stringify(page50).length;
+      [out.clone50] = await time(() => structuredClone(page50));
+      [out.count] = await time(() => req(store('conversations').count()));
+      [out.listPage] = await send('listConversationPage', { limit: 50 });
+      // The search's reads: the recency order, a common word's rows, and 200 records one get() each.
+      let order;
+      [out.orderKeys, order] = await time(() => req(store('conversations').index('updatedAt').getAllKeys()));
+      let rowsBudget;
+      [out.termBudget, rowsBudget] = await time(() => req(store('searchIndex').index('tokens').getAllKeys(IDBKeyRange.bound('budget', 'budget\uffff'))));
+      out.termBudgetRows = rowsBudget.length;
+      [out.termNeedle] = await time(() => req(store('searchIndex').index('tokens').getAllKeys(IDBKeyRange.bound('zebra', 'zebra\uffff'))));
+      [out.countBudget] = await time(() => req(store('searchIndex').index('tokens').count(IDBKeyRange.bound('budget', 'budget\uffff'))));
+      [out.walk200] = await time(() => walk(false, 200));
+      const ids = order.slice(-200);
+      [out.rows200] = await time(() => { const s = store('searchIndex'); return Promise.all(ids.map((id) => req(s.getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]))))); });
+      [out.get200] = await time(() => { const s = store('conversations'); return Promise.all(ids.map((id) => req(s.get(id)))); });
+      [out.getAll200] = await time(() => req(store('conversations').index('[updatedAt+id]').getAll(null, 200)));
+      let hits;
+      [out.searchBudget, hits] = await send('searchConversations', { query: 'budget' });
+      out.budgetHits = hits.length;
+      [out.searchNeedle, hits] = await send('searchConversations', { query: 'zebra-needle' });
+      out.needleHits = hits.length;
+      db.close();
+      return out;
+    }, OPEN_DB));
   }
-  await sidebar.close();
-  return { label, list, open, search, request, requestCommon, scroll };
+  await page.close();
+  const out = {};
+  for (const key of Object.keys(rows[0])) {
+    const values = rows.map((r) => r[key]);
+    out[key] = { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+  }
+  return out;
 }
 
 function lastStep(count) {
@@ -256,6 +389,7 @@ for (const browserName of browsers) {
     const small = dataSet('small', 10, 20);
     const large = dataSet('large', largeCount, 2000);
     const importSmall = await importSet(h, dir, 'small.json', small);
+    const baseParts = await breakdown(h);
     const base = await measure(h, 'small', 10, 20, 1);
     let importLarge = 0;
     // The import refuses files over 25 MB: the large set goes in as several files.
@@ -263,6 +397,8 @@ for (const browserName of browsers) {
       importLarge += await importSet(h, dir, `large-${part}.json`, { ...large, conversations: large.conversations.slice(at, at + 2500) });
     }
     // Both sets hold the search's needle once.
+    const quiet = await waitQuiet(h);
+    const bigParts = await breakdown(h);
     const big = await measure(h, 'large', largeCount + 10, 2000, 2);
     const messages = large.conversations.reduce((n, c) => n + c.messages.length, 0);
     const textChars = large.conversations.reduce((n, c) => n + c.messages.reduce((k, m) => k + (m.text?.length ?? 0), 0), 0);
@@ -282,6 +418,31 @@ for (const browserName of browsers) {
       ['scroll to the top: took (messages not reached)', `${ms(base.scroll.ms)} (${base.scroll.notLoaded})`, `${ms(big.scroll.ms)} (${big.scroll.notLoaded})`, '', ''],
     ]);
     // The longest frames of the large scroll, with the messages the DOM gained (+) and lost (−) before them.
+    console.log(`\nquiet wait after the import: ${(quiet.ms / 1000).toFixed(1)} s (least ${quietMin / 1000} s, most ${quietMax / 1000} s; first list page round trip ${ms(quiet.first)} at its start, ${ms(quiet.last)} at its end, ${quiet.probes} probes)`);
+    console.log(`\nwhere the time goes (read from an extension page; median [min–max] of ${runs}):`);
+    const part = (p) => `${p.median.toFixed(1)} [${p.min.toFixed(1)}–${p.max.toFixed(1)}]`;
+    const labels = {
+      keys50: 'list: index walk [updatedAt+id], 50 keys (cursor)',
+      records50: 'list: the same walk with the 50 records',
+      bytes50: 'list: the 50 records as JSON, characters',
+      clone50: 'list: structuredClone of the 50 records',
+      count: 'list: count() of conversations',
+      listPage: 'list: listConversationPage(50), page → background → page',
+      orderKeys: 'search: updatedAt index, every key (getAllKeys)',
+      termBudget: 'search: tokens index, "budget*" keys (getAllKeys)',
+      termBudgetRows: 'search: … rows it returns',
+      termNeedle: 'search: tokens index, "zebra*" keys',
+      countBudget: 'search: tokens index, count() of "budget*"',
+      walk200: 'search: 200 newest conversations, cursor with records',
+      rows200: 'search: their index rows, one getAll() each',
+      get200: 'search: 200 conversations, one get() each',
+      getAll200: 'search: 200 conversations, one getAll() on [updatedAt+id]',
+      searchBudget: 'search: searchConversations("budget"), round trip',
+      searchNeedle: 'search: searchConversations("zebra-needle"), round trip',
+      budgetHits: 'search: … conversations found for "budget" (at most 200)',
+      needleHits: 'search: … conversations found for "zebra-needle"',
+    };
+    table([['part', 'baseline', 'large'], ...Object.keys(labels).map((k) => [labels[k], part(baseParts[k]), part(bigParts[k])])]);
     console.log(`\nlongest scroll frames (large): ${big.scroll.worst.map((w) => `${w.ms.toFixed(0)} ms (+${w.change.added} −${w.change.removed})`).join(', ')}`);
   } finally {
     await h.close();

@@ -2,6 +2,7 @@ import Dexie from 'dexie';
 import { setBounded } from '@/core/retained';
 import { DEFAULT_TITLE } from './default-title';
 import { SearchIndex, TITLE_PART } from './search-index';
+import { listed } from './search-query';
 import type {
   AssistantMessage,
   Conversation,
@@ -91,7 +92,8 @@ export class ConversationStore {
   async listPage({ after, limit }: ListPageRequest): Promise<ListPage> {
     const from = after ? this.db.conversations.where('[updatedAt+id]').below([after.updatedAt, after.id]) : this.db.conversations.orderBy('[updatedAt+id]');
     const [conversations, total] = await Promise.all([from.reverse().limit(limit).toArray(), this.db.conversations.count()]);
-    return { conversations, total };
+    // The pages never use a conversation's context summary (up to kilobytes each).
+    return { conversations: conversations.map(listed), total };
   }
 
   get(id: string): Promise<Conversation | undefined> {
@@ -152,6 +154,14 @@ export class ConversationStore {
   async search(query: string, limit = 200): Promise<string[]> {
     if (!query.trim()) return [];
     return (await this.index.search(query, limit)) ?? this.scan(query, limit);
+  }
+
+  /** What `search` finds, as the list shows it (without context summaries). */
+  async searchConversations(query: string, limit = 200): Promise<Conversation[]> {
+    if (!query.trim()) return [];
+    const found = await this.index.find(query, limit);
+    if (found) return found;
+    return (await this.db.conversations.bulkGet(await this.scan(query, limit))).flatMap((c) => (c ? [listed(c)] : []));
   }
 
   /** The search without the index: title or message text containing `query`, one read of every message. */

@@ -1,5 +1,6 @@
 import Dexie from 'dexie';
 import type { Conversation, SearchMeta, SearchRow, SidequestDb, StoredMessage } from './db';
+import { findConversations, listed } from './search-query';
 import { queryTerms, tokenize } from './search-tokens';
 
 /** Messages per row of the index: a saved message rewrites the row of its 50, not the conversation's. */
@@ -136,39 +137,23 @@ export class SearchIndex {
   }
 
   /**
-   * Ids of the conversations that hold every term of the query (title or message text), most
-   * recently active first; null while the index is still being built.
+   * The conversations that hold every term of the query (title or message text), most recently
+   * active first, without their context summaries (`search-query.ts`); null while the index is
+   * still being built.
    */
-  async search(query: string, limit: number): Promise<string[] | null> {
+  async find(query: string, limit: number): Promise<Conversation[] | null> {
     const terms = queryTerms(query);
     if (!terms.length) return [];
     if (this.dirty.size) await this.flush();
     else await this.running;
     if (!(await this.isBuilt())) return null;
     if (!this.db.isOpen()) await this.db.open();
-    const idb = this.db.backendDB();
-    const tx = idb.transaction(['searchIndex', 'conversations'], 'readonly');
-    const tokens = tx.objectStore('searchIndex').index('tokens');
-    const request = <T>(r: IDBRequest<T>) =>
-      new Promise<T>((resolve, reject) => {
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(r.error);
-      });
-    // All requests at once in one transaction; the smallest set is the one to walk.
-    const [order, ...perTerm] = await Promise.all([
-      request(tx.objectStore('conversations').index('updatedAt').getAllKeys()),
-      ...terms.map((t) => request(tokens.getAllKeys(IDBKeyRange.bound(t.from, t.to)))),
-    ]);
-    const sets = perTerm
-      .map((keys) => new Set((keys as unknown as Array<[string, number]>).map((k) => k[0])))
-      .sort((a, b) => a.size - b.size);
-    const hits: string[] = [];
-    const ids = order as string[];
-    for (let i = ids.length - 1; i >= 0 && hits.length < limit; i--) {
-      const id = ids[i]!;
-      if (sets.every((s) => s.has(id))) hits.push(id);
-    }
-    return hits;
+    return (await findConversations(this.db.backendDB(), terms, limit)).map(listed);
+  }
+
+  /** Ids of what `find` finds. */
+  async search(query: string, limit: number): Promise<string[] | null> {
+    return (await this.find(query, limit))?.map((c) => c.id) ?? null;
   }
 
   private async indexConversation(id: string): Promise<void> {

@@ -6,6 +6,7 @@ import { makeArchive } from '@/core/data/archive';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type Conversation, type StoredMessage } from '@/core/storage/db';
 import { INDEX_DELAY_MS, PART_SIZE } from '@/core/storage/search-index';
+import { findConversations } from '@/core/storage/search-query';
 import { queryTerms, tokenize } from '@/core/storage/search-tokens';
 import { useConversationPages } from '@/stores/conversation-pages';
 
@@ -167,5 +168,46 @@ describe('the list a page at a time', () => {
     expect(small.loaded.value.at(-1)!.title).toBe('C0');
     small.drop('c3');
     expect(small.total.value).toBe(7);
+  });
+});
+
+describe('the search query (search-query.ts): every path gives what a plain scan gives', () => {
+  it('few or many candidates, common terms checked on the rows, every term common walked newest first; limits and ties kept', async () => {
+    const db = freshDb();
+    const entries = [];
+    for (let i = 0; i < 40; i++) {
+      // alpha in all, beta in every other, gamma in every fifth, delta in one; ties of updatedAt by id.
+      const text = ['alpha', i % 2 ? 'beta' : '', i % 5 === 0 ? 'gamma' : '', i === 17 ? 'delta' : ''].join(' ');
+      const conversation: Conversation = { id: `c${String(i).padStart(2, '0')}`, title: `T${i}`, createdAt: 0, updatedAt: 1000 + Math.floor(i / 3), status: 'idle' };
+      const messages: StoredMessage[] = [{ id: `m${i}`, conversationId: conversation.id, seq: 0, createdAt: 0, role: 'user', text }];
+      entries.push({ conversation, messages, text });
+    }
+    await importArchive(db, makeArchive(entries.map(({ conversation, messages }) => ({ conversation, messages }))));
+    await db.conversations.update('c03', { contextSummary: { text: 'sum', count: 1, upTo: 'x', digest: 'd', at: 0 } });
+    const newest = [...entries].sort((a, b) => b.conversation.updatedAt - a.conversation.updatedAt || (a.conversation.id < b.conversation.id ? 1 : -1));
+    const expected = (query: string, limit: number) =>
+      newest.filter((e) => query.split(' ').every((w) => e.text.split(' ').some((t) => t.startsWith(w)))).slice(0, limit).map((e) => e.conversation.id);
+    if (!db.isOpen()) await db.open();
+    const idb = db.backendDB();
+    const tunings = [
+      { common: 2000, few: 400, batch: 100 },
+      { common: 3, few: 400, batch: 7 }, // alpha, beta, gamma common: checked on rows or walked
+      { common: 25, few: 5, batch: 4 }, // beta, gamma rare with many candidates: placed by the walk
+      { common: 0, few: 0, batch: 1 },
+    ];
+    for (const tuning of tunings) {
+      for (const query of ['alpha', 'bet', 'beta gam', 'gamma alpha', 'delta alpha', 'alp beta', 'zeta', 'alpha beta gamma delta']) {
+        for (const limit of [3, 200]) {
+          const found = await findConversations(idb, queryTerms(query), limit, tuning);
+          expect(found.map((c) => c.id), `${query} ${limit} ${JSON.stringify(tuning)}`).toEqual(expected(query, limit));
+        }
+      }
+    }
+    // The list and the search hand out conversations without their context summaries.
+    const store = new ConversationStore(db);
+    expect((await store.searchConversations('alpha')).find((c) => c.id === 'c03')).not.toHaveProperty('contextSummary');
+    const page = await store.listPage({ limit: 100 });
+    expect(page.conversations.find((c) => c.id === 'c03')).toEqual(expect.not.objectContaining({ contextSummary: expect.anything() }));
+    expect((await store.get('c03'))?.contextSummary?.text).toBe('sum');
   });
 });

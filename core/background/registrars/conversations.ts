@@ -42,9 +42,6 @@ export function registerConversations(ctx: BackgroundContext): () => void {
       await providers.forget(id);
       hub.broadcast({ type: 'conversation-deleted', id });
     }),
-    handle('searchConversations', async ({ query }) => {
-      const found = await store.db.conversations.bulkGet(await store.search(query));
-      return found.filter((c) => c !== undefined);
-    }),
+    handle('searchConversations', ({ query }) => store.searchConversations(query)),
   );
 }
