@@ -59,6 +59,11 @@ export const useChatStore = defineStore('chat', () => {
     return byMessage;
   });
 
+  /** A conversation the sidebar's Send is creating: its events show before it is the open one. */
+  let starting: string | null = null;
+  /** Whether a conversation's events belong in view: the open one, or the one being started. */
+  const inView = (conversationId: string): boolean => conversationId === (activeId.value ?? starting);
+
   let unsubscribe: (() => void) | undefined;
   let unwatchRequests: (() => void) | undefined;
 
@@ -86,6 +91,7 @@ export const useChatStore = defineStore('chat', () => {
 
   async function open(id: string | null, { persist = true } = {}): Promise<void> {
     activeId.value = id;
+    starting = null;
     requestError.value = null;
     if (persist) await activeConversationId.setValue(id);
     if (!id) {
@@ -121,15 +127,29 @@ export const useChatStore = defineStore('chat', () => {
   async function send(text: string): Promise<boolean> {
     requestError.value = null;
     try {
-      let id = activeId.value;
+      const id = activeId.value;
       if (!id) {
-        const conversation = await sendMessage('createConversation');
-        upsertConversation(conversation);
-        await open(conversation.id);
-        id = conversation.id;
+        // One round trip: the background creates it with the message and starts the run. Its id is
+        // chosen here and shown at once, so the run's events (the message, the answer) land in view.
+        // It becomes the open one once it exists (its model pick has moved to it by then).
+        const newId = crypto.randomUUID();
+        starting = newId;
+        try {
+          const conversation = await sendMessage('startConversation', { id: newId, text });
+          upsertConversation(conversation);
+          if (starting === newId && !activeId.value) {
+            activeId.value = newId;
+            await activeConversationId.setValue(newId);
+          }
+          return true;
+        } finally {
+          if (starting === newId) starting = null;
+        }
       }
+      // Sent first: the page's own update of the list waits for no one.
+      const sent = sendMessage('sendMessage', { conversationId: id, text });
       markRunning(id);
-      await sendMessage('sendMessage', { conversationId: id, text });
+      await sent;
       return true;
     } catch (error) {
       void refresh();
@@ -222,7 +242,7 @@ export const useChatStore = defineStore('chat', () => {
    * by one with the longer text: only its view renders again.
    */
   function applyDelta(event: UiEventOf<'delta'>): void {
-    if (event.conversationId !== activeId.value) return;
+    if (!inView(event.conversationId)) return;
     const list = messages.value;
     // The answer being streamed is almost always the last message.
     const at = list.findLastIndex((m) => m.id === event.messageId);
@@ -259,13 +279,13 @@ export const useChatStore = defineStore('chat', () => {
         void checkProvider();
         break;
       case 'message':
-        if (event.message.conversationId === activeId.value) upsertMessage(event.message);
+        if (inView(event.message.conversationId)) upsertMessage(event.message);
         break;
       case 'delta':
         applyDelta(event);
         break;
       case 'tool-activity': {
-        if (event.conversationId !== activeId.value) break;
+        if (!inView(event.conversationId)) break;
         const tool = toolResults.get(event.toolCallId);
         const reduce = toolCard(event.toolName)?.reduceActivity;
         if (!tool || !reduce) break;

@@ -1,7 +1,7 @@
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { ToolGate } from '@/core/registry/types';
 import type { ConversationStore } from '@/core/storage/conversations';
-import { DEFAULT_TITLE, titleFrom } from '@/core/storage/conversations';
+import { DEFAULT_TITLE, newConversation, titleFrom, type BegunRun } from '@/core/storage/conversations';
 import type { AssistantMessage, Conversation, StoredMessage, UserMessage } from '@/core/storage/db';
 import { describeProviderError, ProviderError, runError } from './errors';
 import { runAgentLoop, type RunMeter } from './loop';
@@ -76,6 +76,15 @@ interface Run {
   done: Promise<void>;
 }
 
+type Settled<T> = { value: T } | { error: unknown };
+const settled = <T>(work: Promise<T>): Promise<Settled<T>> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
+/** The run's client, step limit, token budget and language, each read or failed. */
+type RunReads = [Settled<ModelClient>, Settled<number>, Settled<number | undefined>, Settled<Locale | undefined>];
+/** What a send's one write left: the conversation as marked running and its history, the user's message last. */
+type Begun = Pick<BegunRun<UserMessage>, 'conversation' | 'history'>;
+/** A run's start clears what the previous run left on the conversation. */
+const RUNNING: Partial<Omit<Conversation, 'id'>> = { status: 'running', error: undefined, budget: undefined, loop: undefined };
+
 /**
  * Runs agent loops in the background: stream the model's answer, run the tools it asks for,
  * send the results back, and repeat until it answers without tools, the user stops it, or the
@@ -140,29 +149,70 @@ export class AgentRunner {
 
   /** Saves the user's message and starts a run. The message is saved even if the run then fails. */
   async send(conversationId: string, text: string): Promise<UserMessage> {
+    return (await this.begin(conversationId, text)).message;
+  }
+
+  /**
+   * Starts a new conversation with the user's first message: the conversation is written with the
+   * message, in one transaction (nothing is created if that fails), and its run starts. `prepare`
+   * runs first (a model picked for "new" moves to it). `id`: the new conversation's (one that
+   * exists fails the write). Resolves to the conversation as stored (running).
+   */
+  async startConversation(id: string, text: string, prepare?: () => Promise<void>): Promise<Conversation> {
+    if (!text.trim()) throw new Error('The message is empty.');
+    const conversation = newConversation(DEFAULT_TITLE, id);
+    await prepare?.();
+    return (await this.begin(conversation.id, text, conversation)).conversation;
+  }
+
+  /**
+   * The user's message saved and the conversation marked running in one write (which also reads
+   * the history back), while the run's settings are read; then the run starts from what that
+   * write read. The run is held from the first moment, so a second send waits its turn.
+   */
+  private async begin(conversationId: string, text: string, create?: Conversation): Promise<BegunRun<UserMessage>> {
     const clean = text.trim();
     if (!clean) throw new Error('The message is empty.');
     if (this.isRunning(conversationId)) {
       throw new Error('The agent is still working in this conversation: wait for it or press Stop first.');
     }
     const { store, events } = this.deps;
-    const conversation = await store.getOrThrow(conversationId);
-    const message = await store.append<UserMessage>({ role: 'user', conversationId, text: clean });
-    events.message(message);
-    const retitle = !conversation.titleEdited && conversation.title === DEFAULT_TITLE;
+    const run = this.hold(conversationId);
+    // Read while the message is saved: each is a storage read, and the first request waits for all of them.
+    const reads = this.readSettings(conversationId);
+    let begun: BegunRun<UserMessage>;
+    try {
+      begun = await store.beginRun<UserMessage>(
+        { role: 'user', conversationId, text: clean },
+        (conversation) => ({ ...(!conversation.titleEdited && conversation.title === DEFAULT_TITLE ? { title: titleFrom(clean) } : {}), ...RUNNING }),
+        { create },
+      );
+    } catch (error) {
+      this.runs.delete(conversationId);
+      throw error;
+    }
+    events.message(begun.message);
+    events.conversation(begun.conversation);
     const driver = await this.deps.claim?.(conversationId, clean).catch((error: unknown) => {
       console.warn('[sidequest] a plugin failed to claim a message', error);
       return undefined;
     });
-    await this.start(conversationId, retitle ? { title: titleFrom(clean) } : {}, driver);
-    return message;
+    this.launch(conversationId, run, reads, driver, { conversation: begun.conversation, history: begun.history });
+    return begun;
   }
 
   /** Continues a run that was stopped, interrupted or failed, from what was saved. */
   async resume(conversationId: string): Promise<void> {
     if (this.isRunning(conversationId)) return;
     await this.deps.store.getOrThrow(conversationId);
-    await this.start(conversationId);
+    const run = this.hold(conversationId);
+    try {
+      await this.setStatus(conversationId, RUNNING);
+    } catch (error) {
+      this.runs.delete(conversationId);
+      throw error;
+    }
+    this.launch(conversationId, run, this.readSettings(conversationId));
   }
 
   /** Stops the conversation's run; what was streamed so far is kept. */
@@ -173,19 +223,27 @@ export class AgentRunner {
     return true;
   }
 
-  /** Marks the conversation running (with any other change to it) and starts its run. */
-  private async start(conversationId: string, patch: Partial<Conversation> = {}, driver?: RunDriver): Promise<void> {
-    const controller = new AbortController();
-    const run: Run = { controller, done: Promise.resolve() };
+  /** Holds the conversation's run (it counts as running from now on). */
+  private hold(conversationId: string): Run {
+    const run: Run = { controller: new AbortController(), done: Promise.resolve() };
     this.runs.set(conversationId, run);
-    try {
-      await this.setStatus(conversationId, { ...patch, status: 'running', error: undefined, budget: undefined, loop: undefined });
-    } catch (error) {
-      this.runs.delete(conversationId);
-      throw error;
-    }
+    return run;
+  }
+
+  /** The run's settings and client, each read at once and settled (the run decides what a failure means). */
+  private readSettings(conversationId: string): Promise<RunReads> {
+    return Promise.all([
+      settled(this.deps.getClient(conversationId)),
+      settled(this.deps.getMaxSteps()),
+      settled(this.deps.getRunBudget?.() ?? Promise.resolve(undefined)),
+      settled(this.deps.getLanguage?.() ?? Promise.resolve(undefined)),
+    ]);
+  }
+
+  /** Starts the held run, once its conversation is marked running. */
+  private launch(conversationId: string, run: Run, reads: Promise<RunReads>, driver?: RunDriver, begun?: Begun): void {
     const release = this.deps.keepAlive?.();
-    run.done = this.run(conversationId, controller.signal, driver)
+    run.done = this.run(conversationId, run.controller.signal, reads, driver, begun)
       .catch((error) => console.error('[sidequest] agent run failed unexpectedly', error))
       .finally(() => {
         this.runs.delete(conversationId);
@@ -206,9 +264,9 @@ export class AgentRunner {
     return conversation;
   }
 
-  private async run(conversationId: string, signal: AbortSignal, driver?: RunDriver): Promise<void> {
+  private async run(conversationId: string, signal: AbortSignal, reads: Promise<RunReads>, driver?: RunDriver, begun?: Begun): Promise<void> {
     try {
-      await this.runSteps(conversationId, signal, driver);
+      await this.runSteps(conversationId, signal, reads, driver, begun);
     } catch (error) {
       // Storage failed or a bug: the conversation must not stay "running" forever.
       const message = error instanceof Error ? error.message : String(error);
@@ -220,19 +278,15 @@ export class AgentRunner {
     }
   }
 
-  private async runSteps(conversationId: string, signal: AbortSignal, driver?: RunDriver): Promise<void> {
+  private async runSteps(conversationId: string, signal: AbortSignal, reads: Promise<RunReads>, driver?: RunDriver, begun?: Begun): Promise<void> {
     let client: ModelClient;
     let maxSteps: number;
     let tokenBudget: number | undefined;
     const failed = (error: unknown): RunError => (error instanceof ProviderError ? error.info : describeProviderError(error, ''));
-    // Read together: each is a storage read, and the first request waits for all of them.
-    const settled = <T>(work: Promise<T>): Promise<{ value: T } | { error: unknown }> => work.then((value) => ({ value }), (error: unknown) => ({ error }));
-    const [clientRead, maxRead, budgetRead, languageRead, historyRead] = await Promise.all([
-      settled(this.deps.getClient(conversationId)),
-      settled(this.deps.getMaxSteps()),
-      settled(this.deps.getRunBudget?.() ?? Promise.resolve(undefined)),
-      settled(this.deps.getLanguage?.() ?? Promise.resolve(undefined)),
-      settled(this.deps.store.messages(conversationId)),
+    // A send read the history as it saved the message; a resume reads it beside the settings.
+    const [[clientRead, maxRead, budgetRead, languageRead], historyRead] = await Promise.all([
+      reads,
+      begun ? { value: begun.history } : settled(this.deps.store.messages(conversationId)),
     ]);
     try {
       if (driver) {
@@ -250,7 +304,18 @@ export class AgentRunner {
       return;
     }
     const language = 'error' in languageRead ? undefined : languageRead.value;
-    const conversation = client.config.model ? await this.setStatus(conversationId, { model: client.config.model }) : await this.deps.store.getOrThrow(conversationId);
+    const model = client.config.model;
+    let conversation: Conversation;
+    if (!begun) conversation = model ? await this.setStatus(conversationId, { model }) : await this.deps.store.getOrThrow(conversationId);
+    else {
+      conversation = begun.conversation;
+      if (model && model !== conversation.model) {
+        // Written beside the first request, not before it: one transaction that IndexedDB orders
+        // before the run's later writes of the conversation (`ConversationStore.update`).
+        conversation = { ...conversation, model };
+        void this.setStatus(conversationId, { model }).catch((error: unknown) => console.warn('[sidequest] could not note the run\'s model', error));
+      }
+    }
     const meter: RunMeter = { used: 0, limit: tokenBudget };
     this.meters.set(conversationId, meter);
     try {

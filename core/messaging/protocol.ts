@@ -65,6 +65,11 @@ export interface ProtocolMap extends BenchProtocolMap {
   renameConversation(data: { id: string; title: string }): Conversation;
   deleteConversation(data: { id: string }): void;
   sendMessage(data: { conversationId: string; text: string }): void;
+  /**
+   * A new conversation with its first message, in one write, and its run started (the sidebar's
+   * Send with none open). `id`: a new UUID the page chose, so it shows the run's events from the start.
+   */
+  startConversation(data: { id: string; text: string }): Conversation;
   stopRun(data: { conversationId: string }): void;
   resumeRun(data: { conversationId: string }): void;
   // ——— Model providers: profiles, model lists, the model of a conversation ———

@@ -46,6 +46,19 @@ export function titleFrom(text: string): string {
   return line.length > MAX_TITLE ? `${line.slice(0, MAX_TITLE - 1).trimEnd()}…` : line;
 }
 
+/** A conversation not yet stored: `create` writes one, `beginRun({ create })` writes one with its first message. */
+export function newConversation(title = DEFAULT_TITLE, id: string = crypto.randomUUID()): Conversation {
+  const now = Date.now();
+  return { id, title: title.trim().slice(0, MAX_TITLE) || DEFAULT_TITLE, createdAt: now, updatedAt: now, status: 'idle' };
+}
+
+/** What `beginRun` wrote and read: the user's message as stored, the conversation as marked, and its history with that message last. */
+export interface BegunRun<M extends StoredMessage> {
+  message: M;
+  conversation: Conversation;
+  history: StoredMessage[];
+}
+
 /**
  * Conversations and their messages in IndexedDB. The background is the only writer, so it keeps
  * the next message number of each conversation in memory instead of reading it at every append.
@@ -65,14 +78,7 @@ export class ConversationStore {
   }
 
   async create(title = DEFAULT_TITLE): Promise<Conversation> {
-    const now = Date.now();
-    const conversation: Conversation = {
-      id: crypto.randomUUID(),
-      title: title.trim().slice(0, MAX_TITLE) || DEFAULT_TITLE,
-      createdAt: now,
-      updatedAt: now,
-      status: 'idle',
-    };
+    const conversation = newConversation(title);
     await this.db.conversations.add(conversation);
     setBounded(this.nextSeq, conversation.id, 0, MAX_KNOWN_SEQ);
     this.index.noteConversation(conversation.id, TITLE_PART);
@@ -114,12 +120,38 @@ export class ConversationStore {
       .toArray();
   }
 
-  async update(id: string, patch: Partial<Omit<Conversation, 'id'>>): Promise<Conversation> {
-    const conversation = await this.getOrThrow(id);
-    const next = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
-    await this.db.conversations.put(next);
-    if (patch.title !== undefined && patch.title !== conversation.title) this.index.noteConversation(id, TITLE_PART);
-    return next;
+  /**
+   * Changes a conversation: read and written in one transaction, so IndexedDB orders two updates
+   * (or an update and any later write of the conversation) as they were called.
+   */
+  update(id: string, patch: Partial<Omit<Conversation, 'id'>>): Promise<Conversation> {
+    if (!this.db.isOpen()) return this.db.open().then(() => this.update(id, patch));
+    const idb = this.db.backendDB();
+    return new Promise<Conversation>((resolve, reject) => {
+      const tx = idb.transaction('conversations', 'readwrite', { durability: 'relaxed' });
+      const table = tx.objectStore('conversations');
+      let next: Conversation | undefined;
+      let retitled = false;
+      let failure: Error | undefined;
+      tx.oncomplete = () => {
+        if (retitled) this.index.noteConversation(id, TITLE_PART);
+        resolve(next!);
+      };
+      tx.onerror = () => reject(failure ?? tx.error ?? new Error('The conversation could not be saved.'));
+      tx.onabort = () => reject(failure ?? tx.error ?? new Error('Saving the conversation was aborted.'));
+      const read = table.get(id);
+      read.onsuccess = () => {
+        const conversation = read.result as Conversation | undefined;
+        if (!conversation) {
+          failure = new Error(`Conversation ${id} does not exist (it may have been deleted).`);
+          tx.abort();
+          return;
+        }
+        next = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
+        retitled = patch.title !== undefined && patch.title !== conversation.title;
+        table.put(next);
+      };
+    });
   }
 
   async rename(id: string, title: string): Promise<Conversation> {
@@ -227,6 +259,66 @@ export class ConversationStore {
     }).catch((error: unknown) => console.warn('[sidequest] could not keep a step trace', error));
   }
 
+  /**
+   * The start of a run from a user's message, in one transaction (`AgentRunner.send`): reads the
+   * conversation and its messages, adds the message after them, and writes the conversation with
+   * `mark(conversation)` applied (its status, a title), so the message is stored and the
+   * conversation marked before the run's first request is built. `create`: a new conversation
+   * (`newConversation`), written in the same transaction. Rejects, writing nothing, if the
+   * conversation does not exist (or `create`'s does).
+   */
+  beginRun<M extends StoredMessage>(
+    message: NewMessage<M>,
+    mark: (conversation: Conversation) => Partial<Omit<Conversation, 'id'>>,
+    { create }: { create?: Conversation } = {},
+  ): Promise<BegunRun<M>> {
+    if (!this.db.isOpen()) return this.db.open().then(() => this.beginRun(message, mark, { create }));
+    const id = message.conversationId;
+    const idb = this.db.backendDB();
+    return new Promise<BegunRun<M>>((resolve, reject) => {
+      const tx = idb.transaction(['conversations', 'messages'], 'readwrite', { durability: 'relaxed' });
+      let begun: BegunRun<M> | undefined;
+      let retitled = false;
+      let failure: Error | undefined;
+      tx.oncomplete = () => {
+        setBounded(this.nextSeq, id, begun!.message.seq + 1, MAX_KNOWN_SEQ);
+        if (retitled) this.index.noteConversation(id, TITLE_PART);
+        this.index.noteMessages([begun!.message]);
+        resolve(begun!);
+      };
+      tx.onerror = () => reject(failure ?? tx.error ?? new Error('The message could not be saved.'));
+      tx.onabort = () => reject(failure ?? tx.error ?? new Error('Saving the message was aborted.'));
+      const conversations = tx.objectStore('conversations');
+      const messages = tx.objectStore('messages');
+      const found = create ? undefined : conversations.get(id);
+      const read = messages.index('[conversationId+seq]').getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]));
+      read.onsuccess = () => {
+        try {
+          const conversation = create ?? (found!.result as Conversation | undefined);
+          if (!conversation) {
+            failure = new Error(`Conversation ${id} does not exist (it may have been deleted).`);
+            tx.abort();
+            return;
+          }
+          const history = read.result as StoredMessage[];
+          const seq = this.nextSeq.get(id) ?? (history.length ? history[history.length - 1]!.seq + 1 : 0);
+          const stored = stampMessage(message, seq);
+          const patch = mark(conversation);
+          const next: Conversation = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
+          messages.add(stored);
+          if (create) conversations.add(next);
+          else conversations.put(next);
+          history.push(stored);
+          retitled = Boolean(create) || (patch.title !== undefined && patch.title !== conversation.title);
+          begun = { message: stored as M, conversation: next, history };
+        } catch (error) {
+          failure = error instanceof Error ? error : new Error(String(error));
+          tx.abort();
+        }
+      };
+    });
+  }
+
   private write(store: 'messages' | 'traces', fill: (tx: IDBTransaction) => void): Promise<void> {
     if (!this.db.isOpen()) return this.db.open().then(() => this.write(store, fill));
     const idb = this.db.backendDB();
@@ -261,15 +353,18 @@ export class ConversationStore {
   /**
    * After the browser stopped the background mid-run: every conversation still marked running
    * (and not running now) is marked interrupted, and so are its unfinished messages. The text
-   * streamed so far and every finished tool result stay as they were saved.
+   * streamed so far and every finished tool result stay as they were saved. `runningNow` is asked
+   * inside each conversation's transaction, so a run started meanwhile (a send handled before
+   * this finished) is left alone: its own write is ordered after this one, or it counts as running.
    */
-  async recoverInterrupted(runningNow: ReadonlySet<string> = new Set()): Promise<Conversation[]> {
-    const stale = (await this.db.conversations.where('status').equals('running').toArray()).filter(
-      (c) => !runningNow.has(c.id),
-    );
+  async recoverInterrupted(runningNow: ReadonlySet<string> | ((conversationId: string) => boolean) = new Set()): Promise<Conversation[]> {
+    const running = typeof runningNow === 'function' ? runningNow : (id: string) => runningNow.has(id);
+    const stale = (await this.db.conversations.where('status').equals('running').toArray()).filter((c) => !running(c.id));
     const recovered: Conversation[] = [];
-    for (const conversation of stale) {
+    for (const stored of stale) {
       await this.db.transaction('rw', this.db.conversations, this.db.messages, async () => {
+        const conversation = await this.db.conversations.get(stored.id);
+        if (conversation?.status !== 'running' || running(conversation.id)) return;
         const messages = await this.messages(conversation.id);
         for (const message of messages) {
           if (message.role === 'assistant' && message.status === 'streaming') {

@@ -37,6 +37,14 @@ vi.mock('@/core/messaging/protocol', () => ({
         background.conversations.push(conversation);
         return conversation;
       }
+      case 'startConversation': {
+        // Stored as its run left it (done); the reply has it running.
+        const conversation = conv(data.id, data.text, 50);
+        background.conversations.push(conversation);
+        // The run's events can reach the page before the reply does.
+        background.onEvent?.({ type: 'message', message: { id: 'first', seq: 0, conversationId: data.id, createdAt: 0, role: 'user', text: data.text } });
+        return { ...conversation, status: 'running' };
+      }
       case 'sendMessage':
         if (background.failSend) throw new Error('The agent is still working in this conversation.');
         return undefined;
@@ -138,14 +146,18 @@ describe('chat store', () => {
     expect(chat.toolResults.get('c1')).toEqual(tool);
   });
 
-  it('creates the conversation on the first message, and keeps the error when sending fails', async () => {
+  it('creates the conversation with the first message in one request, shows its events, and keeps the error when sending fails', async () => {
     await activeConversationId.setValue(null);
     const chat = useChatStore();
     await chat.init();
     expect(chat.activeId).toBeNull();
     expect(await chat.send('First words')).toBe(true);
-    expect(chat.activeId).toBe('new-one');
-    expect(await activeConversationId.getValue()).toBe('new-one');
+    const id = chat.activeId!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await activeConversationId.getValue()).toBe(id);
+    expect(chat.active?.title).toBe('First words');
+    // The user's message came as an event before the reply, and it is in view.
+    expect(chat.visibleMessages.map((m) => m.id)).toEqual(['first']);
 
     background.failSend = true;
     expect(await chat.send('Second words')).toBe(false);
