@@ -6,6 +6,7 @@ import { quickjsWasmFile } from './build/quickjs-wasm-file.ts';
 import { browserI18nKeys, languageFiles, narrowMessages, watchLocales, writeMergedLocales } from './build/locales.mjs';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
+import { zodV3KindsOnly } from './build/zod-v3-kinds.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';
@@ -94,7 +95,7 @@ export default defineConfig({
       : {}),
   }),
   vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
+    plugins: [readabilityFast(), noAjvInMcp(), zodV3KindsOnly(), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {
