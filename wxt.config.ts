@@ -6,6 +6,8 @@ import { quickjsWasmFile } from './build/quickjs-wasm-file.ts';
 import { browserI18nKeys, languageFiles, narrowMessages, watchLocales, writeMergedLocales } from './build/locales.mjs';
 import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
+import { zodV3KindsOnly } from './build/zod-v3-kinds.ts';
+import { offscreenOnly } from './build/offscreen-only.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';
@@ -93,8 +95,8 @@ export default defineConfig({
         }
       : {}),
   }),
-  vite: () => ({
-    plugins: [readabilityFast(), noAjvInMcp(), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
+  vite: ({ browser }) => ({
+    plugins: [readabilityFast(), noAjvInMcp(), zodV3KindsOnly(), offscreenOnly(browser), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

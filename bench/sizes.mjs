@@ -1,13 +1,16 @@
 // Sizes of a fresh production build: what each extension page loads before it can show anything,
 // the words of one language, the zips and what is biggest in them, the background bundle, and
-// the bundle analyzer's report (the biggest modules of the sidebar's first load). Run by
-// `node bench/run.mjs sizes`; prints tables, writes nothing to the repo.
+// the bundle analyzer's report (the biggest modules of the sidebar's first load and of the
+// background). Run by `node bench/run.mjs sizes` or `node bench/sizes.mjs`; prints tables, writes
+// nothing to the repo.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { table as printTable } from './print.mjs';
 
 const KB = 1024;
 const kb = (n) => `${(n / KB).toFixed(1)} KB`;
@@ -39,6 +42,22 @@ export function initialFiles(out, page) {
   const html = readFileSync(path.join(out, `${page}.html`), 'utf8');
   const scripts = [...html.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+)"/g)].map((m) => m[1]);
   return [...new Set(scripts)].map((src) => src.replace(/^\//, ''));
+}
+
+/**
+ * What the background evaluates: `background.js` and, for a module background, every chunk it
+ * imports statically (transitively). A classic background is the one file.
+ */
+export function backgroundFiles(out, entry = 'background.js') {
+  const files = [entry];
+  for (let i = 0; i < files.length; i++) {
+    const code = readFileSync(path.join(out, files[i]), 'utf8');
+    for (const m of code.matchAll(/\b(?:import|export)\s*(?:[\w$*{}\s,]*?\bfrom\s*)?["'](\.{1,2}\/[^"']+\.js)["']/g)) {
+      const file = path.posix.join(path.posix.dirname(files[i]), m[1]);
+      if (!files.includes(file)) files.push(file);
+    }
+  }
+  return files;
 }
 
 /** The report of build/module-report.ts: bytes per module in each emitted chunk. */
@@ -84,8 +103,10 @@ export function sizes(root, table) {
     const file = path.join(out, 'locales', `${lang}.json`);
     if (existsSync(file)) rows.push([`+ the words of one language (locales/${lang}.json${lang === 'hy' ? ', the largest' : ''})`, kb(gz(file)), kb(statSync(file).size), '']);
   }
-  const background = path.join(out, 'background.js');
-  rows.push(['background.js', kb(gz(background)), kb(statSync(background).size), '']);
+  const background = backgroundFiles(out);
+  const backgroundRaw = background.reduce((n, f) => n + statSync(path.join(out, f)).size, 0);
+  const backgroundPacked = background.reduce((n, f) => n + gz(path.join(out, f)), 0);
+  rows.push([`background (${background.length === 1 ? 'background.js' : `background.js + ${background.length - 1} chunks it imports`})`, kb(backgroundPacked), kb(backgroundRaw), '']);
   rows.push([`Chrome zip (${path.basename(chromeZip)}, ${zipEntries(chromeZip).length} files)`, kb(statSync(chromeZip).size), '', '700 KB']);
   try {
     execFileSync('npx', ['wxt', 'zip', '-b', 'firefox'], { cwd: root, stdio: 'ignore' });
@@ -99,8 +120,13 @@ export function sizes(root, table) {
   console.log("\nThe sidebar's first load, its 10 biggest modules (minified bytes, from the build's source maps: build/module-report.ts):\n");
   table([['module', 'bytes', 'share'], ...topModules(chunks, pages.sidepanel.filter((f) => f.endsWith('.js')), 10).map((m) => [m.module, kb(m.bytes), `${(m.share * 100).toFixed(1)} %`])]);
 
+  console.log("\nChrome's background, its 15 biggest modules (minified bytes, same source):\n");
+  table([['module', 'bytes', 'share'], ...topModules(chunks, background, 15).map((m) => [m.module, kb(m.bytes), `${(m.share * 100).toFixed(1)} %`])]);
+
   console.log('\nThe Chrome zip, its 10 biggest files:\n');
   const entries = zipEntries(chromeZip).sort((a, b) => b.compressed - a.compressed);
   const total = entries.reduce((n, e) => n + e.compressed, 0);
   table([['file', 'in the zip', 'raw', 'share'], ...entries.slice(0, 10).map((e) => [e.name, kb(e.compressed), kb(e.size), `${((e.compressed / total) * 100).toFixed(1)} %`])]);
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) sizes(fileURLToPath(new URL('..', import.meta.url)), printTable);

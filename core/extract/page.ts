@@ -1,13 +1,8 @@
 import { extractPage } from './extract';
+import type { PageReading } from './page-reading';
 import { SelectorError } from './selectors';
 
-/** What the page-reading script answers; it crosses from the tab to the background as data. */
-export type PageReading =
-  | { ok: true; url: string; title: string; markdown: string; usedSelector: string }
-  | { ok: false; kind: 'selector' | 'unsupported' | 'failed'; error: string };
-
-/** The global the injected script defines in the extension's isolated world of the tab. */
-export const READ_PAGE_GLOBAL = '__sidequestReadPage';
+export { READ_PAGE_GLOBAL, type PageReading } from './page-reading';
 
 /**
  * Reads the document of a tab as it is rendered now (content added by scripts after load

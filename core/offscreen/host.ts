@@ -1,18 +1,31 @@
 import { browser, type Browser } from 'wxt/browser';
-import { OFFSCREEN_TARGET, runJobHere, type OffscreenGroup, type OffscreenJob, type OffscreenReply, type OffscreenRequest } from './jobs';
+import { OFFSCREEN_TARGET, runJobHere, type OffscreenGroup, type OffscreenJob, type OffscreenRef, type OffscreenReply, type OffscreenRequest } from './jobs';
+
+/** The groups this background was given to run itself (`runOffscreenJobsHere`), by name. */
+const here = new Map<string, OffscreenGroup>();
 
 /**
- * Runs an offscreen job from the background. Where the background can do it itself (Firefox's
- * background is a page with a DOM and `URL.createObjectURL`), in place; in Chrome, whose MV3
- * background is a service worker without them, in the extension's one offscreen document
- * (`entrypoints/offscreen`), created on first use and kept for the next calls.
+ * Gives the background the groups it runs in place: Firefox's background page, which has a DOM,
+ * `Worker` and `URL.createObjectURL` (entrypoints/background.ts, in Firefox builds only, so
+ * Chrome's service worker bundle holds none of the jobs' code).
+ */
+export function runOffscreenJobsHere(groups: readonly OffscreenGroup[]): void {
+  for (const group of groups) here.set(group.name, group);
+}
+
+/**
+ * Runs an offscreen job from the background. Where the background was given the group and can do
+ * it itself (Firefox's background is a page with a DOM and `URL.createObjectURL`), in place; in
+ * Chrome, whose MV3 background is a service worker without them, in the extension's one offscreen
+ * document (`entrypoints/offscreen`), created on first use and kept for the next calls.
  */
 export async function runOffscreenJob<Jobs extends Record<string, OffscreenJob>, K extends keyof Jobs & string>(
-  group: OffscreenGroup<Jobs>,
+  ref: OffscreenRef<Jobs>,
   job: K,
   input: Parameters<Jobs[K]>[0],
 ): Promise<Awaited<ReturnType<Jobs[K]>>> {
-  const reply = group.runsHere() ? await runJobHere(group, job, input) : await runInOffscreen(group.name, job, input);
+  const group = here.get(ref.name);
+  const reply = group?.runsHere() ? await runJobHere(group, job, input) : await runInOffscreen(ref.name, job, input);
   if (!reply.ok) throw new Error(reply.error);
   return reply.value as Awaited<ReturnType<Jobs[K]>>;
 }

@@ -14,8 +14,26 @@ export interface OffscreenGroup<Jobs extends Record<string, OffscreenJob> = Reco
   jobs: Jobs;
 }
 
+/**
+ * What a plugin's background code holds of its group: the name, and the jobs' types only. The
+ * plugin imports its `offscreen.ts` as a type (`import type`), so the jobs' code (Readability,
+ * Turndown, the result pages' parsers) is in a background bundle only where the background runs
+ * them itself: Firefox's, which lists the groups (core/offscreen/host.ts `runOffscreenJobsHere`).
+ */
+export interface OffscreenRef<Jobs extends Record<string, OffscreenJob> = Record<string, OffscreenJob>> {
+  readonly name: string;
+  /** Never set: carries the jobs' types. */
+  readonly jobs?: Jobs;
+}
+
+/*#__NO_SIDE_EFFECTS__*/
 export function defineOffscreenGroup<Jobs extends Record<string, OffscreenJob>>(group: OffscreenGroup<Jobs>): OffscreenGroup<Jobs> {
   return group;
+}
+
+/** The reference to a group by name, typed by the group: `offscreenRef<typeof webJobs>('web')`. */
+export function offscreenRef<Group extends OffscreenGroup>(name: Group['name']): OffscreenRef<Group['jobs']> {
+  return { name };
 }
 
 /** The one envelope of every message to the offscreen document. */

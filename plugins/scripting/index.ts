@@ -1,14 +1,18 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
 import { userTab } from '@/core/agent/user-tab';
+import { offscreenRef } from '@/core/offscreen/jobs';
 import { closedPageReason } from '@/core/page/tabs';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
 import { RUNNER_KEY } from './page-runner';
-import { scriptingJobs } from './offscreen';
+import type { scriptingJobs } from './offscreen';
 import { scriptingSchemas } from './schemas';
 import type { CodeOutcome } from './user-code';
+
+/** The jobs of ./offscreen.ts, by name: their code runs in Chrome's offscreen document or Firefox's background page (core/offscreen/host.ts). */
+const offscreen = offscreenRef<typeof scriptingJobs>('scripting');
 
 /** Runs code in the QuickJS sandbox (`Sandbox`, in a worker in the extension). */
 export interface SandboxService {
@@ -163,5 +167,5 @@ export const scriptingPlugin = definePlugin<SandboxService>({
     }),
   ],
   // The sandbox runs in a worker (offscreen.ts); tests hand the tool a `Sandbox` directly.
-  setup: (ctx) => ({ service: { run: (code) => ctx.offscreen(scriptingJobs, 'runSandbox', { code }) } }),
+  setup: (ctx) => ({ service: { run: (code) => ctx.offscreen(offscreen, 'runSandbox', { code }) } }),
 });

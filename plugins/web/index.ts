@@ -2,17 +2,21 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { summarize } from '@/core/agent/summarize';
 import { browserAddressProbe } from '@/core/net/address';
 import { sameOrigin } from '@/core/net/origin';
+import { offscreenRef } from '@/core/offscreen/jobs';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';
 import { webFetch, FETCH_TIMEOUT_MS, type WebFetchDeps, type WebFetchResult } from './fetch';
 import { localAllowList } from './local-allow';
-import { webJobs } from './offscreen';
+import type { webJobs } from './offscreen';
 import './protocol';
 import { webSchemas } from './schemas';
 import { clampResults, type SearchResult } from './search/engines';
 import { SearchService } from './search/service';
 import { searchSettingsFile, searchStore } from './search/settings';
+
+/** The jobs of ./offscreen.ts, by name: their code runs in Chrome's offscreen document or Firefox's background page (core/offscreen/host.ts). */
+const offscreen = offscreenRef<typeof webJobs>('web');
 
 /** What the web tools use. */
 export interface WebService {
@@ -76,7 +80,7 @@ export const webPlugin = definePlugin<WebService>({
     const search = new SearchService(searchStore(ctx.storage), {
       fetch: (input, init) => fetch(input, init),
       probe,
-      parsePage: (engine, html, url) => ctx.offscreen(webJobs, 'parseSearchPage', { engine, html, url }),
+      parsePage: (engine, html, url) => ctx.offscreen(offscreen, 'parseSearchPage', { engine, html, url }),
     });
     ctx.handle('getSearchSettings', () => search.view());
     ctx.handle('saveSearchSettings', (data) => search.save(data));
@@ -88,7 +92,7 @@ export const webPlugin = definePlugin<WebService>({
           fetch: (url, init) => fetch(url, init),
           allowLocal,
           probe,
-          htmlToMarkdown: async (html, url) => (await ctx.offscreen(webJobs, 'extractHtml', { html, url })).markdown,
+          htmlToMarkdown: async (html, url) => (await ctx.offscreen(offscreen, 'extractHtml', { html, url })).markdown,
           summarize: async (request) => summarize(await ctx.getModelClient(), request),
         },
         // With the model of the conversation the call belongs to.

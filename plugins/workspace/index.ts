@@ -1,11 +1,15 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { offscreenRef } from '@/core/offscreen/jobs';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { guessMime, isText, pageText, parseDataUrl, type TextPage } from './content';
-import { workspaceJobs } from './offscreen';
+import type { workspaceJobs } from './offscreen';
 import './protocol';
 import { workspaceSchemas } from './schemas';
 import { Workspace } from './workspace';
+
+/** The jobs of ./offscreen.ts, by name: their code runs in Chrome's offscreen document or Firefox's background page (core/offscreen/host.ts). */
+const offscreen = offscreenRef<typeof workspaceJobs>('workspace');
 
 /** Text files larger than this are not read as text (use blob mode). */
 export const MAX_TEXT_READ_BYTES = 10 * 1024 * 1024;
@@ -123,7 +127,7 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
       service: {
         workspace,
         blobUrl: (path, mime) =>
-          ctx.offscreen(workspaceJobs, 'blobUrl', { path, mime }).catch((error: Error) => {
+          ctx.offscreen(offscreen, 'blobUrl', { path, mime }).catch((error: Error) => {
             throw new Error(`Could not make a blob URL for ${path} (${error.message}); read the file in text mode instead.`);
           }),
         changed: (path) => ctx.broadcast({ type: 'workspace', path }),

@@ -27,6 +27,7 @@ import { fakeBrowser } from 'wxt/testing';
 import { runJobHere } from '@/core/offscreen/jobs';
 import type { PluginContext } from '@/core/plugin';
 import type { ToolResult, ToolSpec } from '@/core/registry/types';
+import { builtinOffscreenJobs } from '@/plugins/offscreen';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { createWindow } from '@/tests/unit/helpers/dom';
@@ -460,9 +461,12 @@ describe('security: fuzzing every built-in tool, with working tools', () => {
       { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 200 },
     );
     // Offscreen jobs run in place (as in Firefox's background page); the sandbox runs in this process.
-    const offscreen = (async (group: { name: string }, job: string, input: unknown) => {
-      if (group.name === 'scripting') return sandbox.run((input as { code: string }).code);
-      const reply = await runJobHere(group as Parameters<typeof runJobHere>[0], job, input);
+    // Plugins name their groups by reference (offscreenRef); the jobs are those Chrome's offscreen document serves.
+    const offscreen = (async (ref: { name: string }, job: string, input: unknown) => {
+      if (ref.name === 'scripting') return sandbox.run((input as { code: string }).code);
+      const group = builtinOffscreenJobs.find((g) => g.name === ref.name);
+      if (!group) throw new Error(`No offscreen job group "${ref.name}".`);
+      const reply = await runJobHere(group, job, input);
       if (!reply.ok) throw new Error(reply.error);
       return reply.value;
     }) as PluginContext['offscreen'];
