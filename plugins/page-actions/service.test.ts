@@ -1,5 +1,5 @@
 // The background side of page-actions: injecting the page agent, document tokens, checking what
-// the page side answers (the tabs no extension may script: tests/unit/page-tabs.test.ts).
+// the page side answers (the tabs no extension may script: tests/unit/tab-access.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
 import { checkReply, LIMITS } from './replies';

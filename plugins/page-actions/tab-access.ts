@@ -1,10 +1,10 @@
 import { browser, type Browser } from 'wxt/browser';
 import { userTab } from '@/core/agent/user-tab';
-import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/page/tabs';
+import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/tabs/access';
 
 /**
  * The tabs the page-actions tools work in: which one a call means, whether an extension may script
- * it at all (`core/page/tabs.ts`, shared with the other plugins that work in tabs), and its loads
+ * it at all (`core/tabs/access.ts`, shared with the other plugins that work in tabs), and its loads
  * (waiting for one, noticing one that an action started).
  */
 

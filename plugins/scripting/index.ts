@@ -2,7 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
 import { userTab } from '@/core/agent/user-tab';
 import { offscreenRef } from '@/core/offscreen/jobs';
-import { closedPageReason } from '@/core/page/tabs';
+import { closedPageReason } from '@/core/tabs/access';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { untrusted } from '@/core/registry/untrusted';

@@ -4,7 +4,7 @@ import { summarize } from '@/core/agent/summarize';
 import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page-reading';
-import { closedPageReason, waitForTabLoad } from '@/core/page/tabs';
+import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
 import { getTabOrThrow } from './index';

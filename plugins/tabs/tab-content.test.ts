@@ -1,4 +1,4 @@
-// get_tab_content's reader it injects (on happy-dom); the pages it may not read are in tests/unit/page-tabs.test.ts.
+// get_tab_content's reader it injects (on happy-dom); the pages it may not read are in tests/unit/tab-access.test.ts.
 import { describe, expect, test } from 'vitest';
 import { readPage } from '@/core/extract/page';
 import { cleanListedElements, MAX_LISTED_ELEMENTS } from '@/plugins/tabs/content';

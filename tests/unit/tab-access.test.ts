@@ -1,8 +1,8 @@
-// core/page/tabs.ts: the pages no extension may read or script, one rule for every plugin that
+// core/tabs/access.ts: the pages no extension may read or script, one rule for every plugin that
 // works in tabs (tabs, page-actions, scripting), and waiting for a tab's load.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeBrowser } from 'wxt/testing';
-import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/page/tabs';
+import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/tabs/access';
 
 afterEach(() => {
   vi.useRealTimers();
