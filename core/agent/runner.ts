@@ -204,7 +204,7 @@ export class AgentRunner {
   /** Continues a run that was stopped, interrupted or failed, from what was saved. */
   async resume(conversationId: string): Promise<void> {
     if (this.isRunning(conversationId)) return;
-    await this.deps.store.getOrThrow(conversationId);
+    // Held at once; marking it running fails (and lets go) if the conversation is gone.
     const run = this.hold(conversationId);
     try {
       await this.setStatus(conversationId, RUNNING);

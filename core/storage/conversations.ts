@@ -25,7 +25,15 @@ export interface ListPage {
   /** How many conversations there are in all. */
   total: number;
 }
+
 const MAX_TITLE = 80;
+
+/** The stores the raw transactions write (`ConversationStore.transact`). */
+type StoreName = 'conversations' | 'messages' | 'traces';
+
+/** A conversation that is not there, as every reader and writer says it. */
+const missing = (id: string) => new Error(`Conversation ${id} does not exist (it may have been deleted).`);
+
 /** Conversations whose next message number is kept in memory (the rest read it from the database). */
 export const MAX_KNOWN_SEQ = 256;
 
@@ -108,7 +116,7 @@ export class ConversationStore {
 
   async getOrThrow(id: string): Promise<Conversation> {
     const conversation = await this.get(id);
-    if (!conversation) throw new Error(`Conversation ${id} does not exist (it may have been deleted).`);
+    if (!conversation) throw missing(id);
     return conversation;
   }
 
@@ -125,31 +133,21 @@ export class ConversationStore {
    * (or an update and any later write of the conversation) as they were called.
    */
   update(id: string, patch: Partial<Omit<Conversation, 'id'>>): Promise<Conversation> {
-    if (!this.db.isOpen()) return this.db.open().then(() => this.update(id, patch));
-    const idb = this.db.backendDB();
-    return new Promise<Conversation>((resolve, reject) => {
-      const tx = idb.transaction('conversations', 'readwrite', { durability: 'relaxed' });
+    return this.transact('conversations', 'conversation', (tx, fail) => {
       const table = tx.objectStore('conversations');
       let next: Conversation | undefined;
       let retitled = false;
-      let failure: Error | undefined;
-      tx.oncomplete = () => {
-        if (retitled) this.index.noteConversation(id, TITLE_PART);
-        resolve(next!);
-      };
-      tx.onerror = () => reject(failure ?? tx.error ?? new Error('The conversation could not be saved.'));
-      tx.onabort = () => reject(failure ?? tx.error ?? new Error('Saving the conversation was aborted.'));
       const read = table.get(id);
       read.onsuccess = () => {
         const conversation = read.result as Conversation | undefined;
-        if (!conversation) {
-          failure = new Error(`Conversation ${id} does not exist (it may have been deleted).`);
-          tx.abort();
-          return;
-        }
+        if (!conversation) return fail(missing(id));
         next = { ...conversation, ...patch, updatedAt: patch.updatedAt ?? Date.now() };
         retitled = patch.title !== undefined && patch.title !== conversation.title;
         table.put(next);
+      };
+      return () => {
+        if (retitled) this.index.noteConversation(id, TITLE_PART);
+        return next!;
       };
     });
   }
@@ -238,9 +236,10 @@ export class ConversationStore {
    * Dexie transaction on the same database.
    */
   putMany(messages: StoredMessage[]): Promise<void> {
-    const written = this.write('messages', (tx) => {
+    const written = this.transact('messages', 'messages', (tx) => {
       const table = tx.objectStore('messages');
       for (const message of messages) table.put(message);
+      return () => undefined;
     });
     // Indexed for search a moment later, off this path (a set and a timer there); the step's
     // promise is not held up by it.
@@ -253,9 +252,10 @@ export class ConversationStore {
    * not the messages'). A trace that cannot be written is logged and costs only itself.
    */
   putTraces(traces: readonly StepTrace[]): Promise<void> {
-    return this.write('traces', (tx) => {
+    return this.transact('traces', 'traces', (tx) => {
       const table = tx.objectStore('traces');
       for (const trace of traces) table.put(trace);
+      return () => undefined;
     }).catch((error: unknown) => console.warn('[sidequest] could not keep a step trace', error));
   }
 
@@ -272,22 +272,10 @@ export class ConversationStore {
     mark: (conversation: Conversation) => Partial<Omit<Conversation, 'id'>>,
     { create }: { create?: Conversation } = {},
   ): Promise<BegunRun<M>> {
-    if (!this.db.isOpen()) return this.db.open().then(() => this.beginRun(message, mark, { create }));
     const id = message.conversationId;
-    const idb = this.db.backendDB();
-    return new Promise<BegunRun<M>>((resolve, reject) => {
-      const tx = idb.transaction(['conversations', 'messages'], 'readwrite', { durability: 'relaxed' });
+    return this.transact(['conversations', 'messages'], 'message', (tx, fail) => {
       let begun: BegunRun<M> | undefined;
       let retitled = false;
-      let failure: Error | undefined;
-      tx.oncomplete = () => {
-        setBounded(this.nextSeq, id, begun!.message.seq + 1, MAX_KNOWN_SEQ);
-        if (retitled) this.index.noteConversation(id, TITLE_PART);
-        this.index.noteMessages([begun!.message]);
-        resolve(begun!);
-      };
-      tx.onerror = () => reject(failure ?? tx.error ?? new Error('The message could not be saved.'));
-      tx.onabort = () => reject(failure ?? tx.error ?? new Error('Saving the message was aborted.'));
       const conversations = tx.objectStore('conversations');
       const messages = tx.objectStore('messages');
       const found = create ? undefined : conversations.get(id);
@@ -295,11 +283,7 @@ export class ConversationStore {
       read.onsuccess = () => {
         try {
           const conversation = create ?? (found!.result as Conversation | undefined);
-          if (!conversation) {
-            failure = new Error(`Conversation ${id} does not exist (it may have been deleted).`);
-            tx.abort();
-            return;
-          }
+          if (!conversation) return fail(missing(id));
           const history = read.result as StoredMessage[];
           const seq = this.nextSeq.get(id) ?? (history.length ? history[history.length - 1]!.seq + 1 : 0);
           const stored = stampMessage(message, seq);
@@ -312,29 +296,51 @@ export class ConversationStore {
           retitled = Boolean(create) || (patch.title !== undefined && patch.title !== conversation.title);
           begun = { message: stored as M, conversation: next, history };
         } catch (error) {
-          failure = error instanceof Error ? error : new Error(String(error));
-          tx.abort();
+          fail(error);
         }
+      };
+      return () => {
+        setBounded(this.nextSeq, id, begun!.message.seq + 1, MAX_KNOWN_SEQ);
+        if (retitled) this.index.noteConversation(id, TITLE_PART);
+        this.index.noteMessages([begun!.message]);
+        return begun!;
       };
     });
   }
 
-  private write(store: 'messages' | 'traces', fill: (tx: IDBTransaction) => void): Promise<void> {
-    if (!this.db.isOpen()) return this.db.open().then(() => this.write(store, fill));
+  /**
+   * A raw readwrite transaction, off Dexie (the step's and the send's hot path), with relaxed
+   * durability (it still survives a stopped worker). `fill` issues the requests; a request's
+   * callback that finds the write must not happen calls `fail`, which aborts it with that error.
+   * `fill` returns what to do once committed, whose value the promise resolves to. `what` names
+   * what was being saved in the errors.
+   */
+  private transact<T>(
+    stores: StoreName | StoreName[],
+    what: string,
+    fill: (tx: IDBTransaction, fail: (error: unknown) => void) => () => T,
+  ): Promise<T> {
+    if (!this.db.isOpen()) return this.db.open().then(() => this.transact(stores, what, fill));
     const idb = this.db.backendDB();
-    return new Promise<void>((resolve, reject) => {
-      const tx = idb.transaction(store, 'readwrite', { durability: 'relaxed' });
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error ?? new Error(`The ${store} could not be saved.`));
-      tx.onabort = () => reject(tx.error ?? new Error(`Saving the ${store} was aborted.`));
-      try {
-        fill(tx);
-      } catch (error) {
+    return new Promise<T>((resolve, reject) => {
+      const tx = idb.transaction(stores, 'readwrite', { durability: 'relaxed' });
+      let failure: Error | undefined;
+      let committed: () => T = () => undefined as T;
+      const fail = (error: unknown) => {
+        failure = error instanceof Error ? error : new Error(String(error));
         tx.abort();
-        reject(error);
+      };
+      tx.oncomplete = () => resolve(committed());
+      tx.onerror = () => reject(failure ?? tx.error ?? new Error(`The ${what} could not be saved.`));
+      tx.onabort = () => reject(failure ?? tx.error ?? new Error(`Saving the ${what} was aborted.`));
+      try {
+        committed = fill(tx, fail);
+      } catch (error) {
+        fail(error);
       }
     });
   }
+
 
   private async allocateSeq(conversationId: string): Promise<number> {
     let next = this.nextSeq.get(conversationId);
