@@ -310,17 +310,17 @@ export class ConversationStore {
 
   /**
    * A raw readwrite transaction, off Dexie (the step's and the send's hot path), with relaxed
-   * durability (it still survives a stopped worker). `fill` issues the requests; a request's
+   * durability (it still survives a stopped worker). `requests` issues the writes; a request's
    * callback that finds the write must not happen calls `fail`, which aborts it with that error.
-   * `fill` returns what to do once committed, whose value the promise resolves to. `what` names
+   * `requests` returns what to do once committed, whose value the promise resolves to. `what` names
    * what was being saved in the errors.
    */
   private transact<T>(
     stores: StoreName | StoreName[],
     what: string,
-    fill: (tx: IDBTransaction, fail: (error: unknown) => void) => () => T,
+    requests: (tx: IDBTransaction, fail: (error: unknown) => void) => () => T,
   ): Promise<T> {
-    if (!this.db.isOpen()) return this.db.open().then(() => this.transact(stores, what, fill));
+    if (!this.db.isOpen()) return this.db.open().then(() => this.transact(stores, what, requests));
     const idb = this.db.backendDB();
     return new Promise<T>((resolve, reject) => {
       const tx = idb.transaction(stores, 'readwrite', { durability: 'relaxed' });
@@ -334,13 +334,12 @@ export class ConversationStore {
       tx.onerror = () => reject(failure ?? tx.error ?? new Error(`The ${what} could not be saved.`));
       tx.onabort = () => reject(failure ?? tx.error ?? new Error(`Saving the ${what} was aborted.`));
       try {
-        committed = fill(tx, fail);
+        committed = requests(tx, fail);
       } catch (error) {
         fail(error);
       }
     });
   }
-
 
   private async allocateSeq(conversationId: string): Promise<number> {
     let next = this.nextSeq.get(conversationId);

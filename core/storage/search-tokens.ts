@@ -75,15 +75,22 @@ export interface QueryTerm {
   to: string;
 }
 
+/** A query's terms past this many are ignored: each costs an index read, and a pasted page must not. */
+export const MAX_QUERY_TERMS = 32;
+
 /**
  * The terms of a query: a conversation matches when each term matches one of its tokens (in its
- * title or any of its messages).
+ * title or any of its messages). Only the first `MAX_QUERY_TERMS` count.
  */
 export function queryTerms(query: string): QueryTerm[] {
   const terms = new Map<string, QueryTerm>();
-  const prefix = (p: string) => terms.set(`p:${p}`, { from: p, to: `${p}\uffff` });
-  const exact = (t: string) => terms.set(`e:${t}`, { from: t, to: t });
+  const add = (key: string, term: QueryTerm) => {
+    if (terms.size < MAX_QUERY_TERMS) terms.set(key, term);
+  };
+  const prefix = (p: string) => add(`p:${p}`, { from: p, to: `${p}\uffff` });
+  const exact = (t: string) => add(`e:${t}`, { from: t, to: t });
   for (const piece of pieces(query)) {
+    if (terms.size >= MAX_QUERY_TERMS) break;
     if (piece.cjk) {
       const chars = [...piece.text];
       if (chars.length === 1) prefix(chars[0]!);

@@ -93,6 +93,6 @@ export async function startFixtureServer(options = {}) {
     add(p, page) {
       pages[p] = page;
     },
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
 }

@@ -201,7 +201,7 @@ export async function startSite(host, routes) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = server.address().port;
   const origin = `http://${host}:${port}`;
-  return { origin, host: `${host}:${port}`, requests, url: (p) => `${origin}${p}`, close: () => new Promise((r) => server.close(r)) };
+  return { origin, host: `${host}:${port}`, requests, url: (p) => `${origin}${p}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
 }
 
 /** A route's answer: an HTML page with this title and body. */

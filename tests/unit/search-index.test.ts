@@ -7,7 +7,7 @@ import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type Conversation, type StoredMessage } from '@/core/storage/db';
 import { INDEX_DELAY_MS, PART_SIZE } from '@/core/storage/search-index';
 import { findConversations } from '@/core/storage/search-query';
-import { queryTerms, tokenize } from '@/core/storage/search-tokens';
+import { MAX_QUERY_TERMS, queryTerms, tokenize } from '@/core/storage/search-tokens';
 import { useConversationPages } from '@/stores/conversation-pages';
 
 let n = 0;
@@ -38,6 +38,14 @@ describe('search tokens', () => {
     expect(queryTerms('对话记录')).toEqual([{ from: '对话', to: '对话' }, { from: '话记', to: '话记' }, { from: '记录', to: '记录' }]);
     expect(queryTerms('话')).toEqual([{ from: '话', to: '话\uffff' }]);
     expect(queryTerms('  -- ')).toEqual([]);
+  });
+
+  it('a pasted page as a query: only its first MAX_QUERY_TERMS terms count', () => {
+    const words = Array.from({ length: 500 }, (_, i) => `word${i}`);
+    const terms = queryTerms(words.join(' '));
+    expect(terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(terms.at(-1)).toEqual({ from: `word${MAX_QUERY_TERMS - 1}`, to: `word${MAX_QUERY_TERMS - 1}\uffff` });
+    expect(queryTerms('中文'.repeat(200))).toHaveLength(2);
   });
 });
 
