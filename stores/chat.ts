@@ -35,6 +35,15 @@ export const useChatStore = defineStore('chat', () => {
   const running = computed(() => active.value?.status === 'running');
   /** Tool results by tool call id; reactive per key, so a result re-renders only its own card. */
   const toolResults = shallowReactive(new Map<string, ToolMessage>());
+  /**
+   * The text of answers still streaming, by message id, where the pieces have taken it past the
+   * message's own: reactive per key, so a piece renders that answer's view again and nothing else
+   * (a new message list would run the chat view and patch every message in it, each piece). The
+   * answer's next message event takes over (`upsertMessage`). Read it through `textOf` (or the
+   * chat view's `MESSAGE_TEXT`, which a message view calls on every piece: a store action is
+   * wrapped by Pinia, a plain read of this map is not).
+   */
+  const streamed = shallowReactive(new Map<string, string>());
   const visibleMessages = computed(() =>
     messages.value.filter((m) => m.role === 'user' || m.text !== '' || m.toolCalls.length > 0 || m.status === 'streaming'),
   );
@@ -209,6 +218,7 @@ export const useChatStore = defineStore('chat', () => {
 
   function setMessages(all: StoredMessage[]): void {
     toolResults.clear();
+    streamed.clear();
     const list: Array<Exclude<StoredMessage, ToolMessage>> = [];
     for (const m of all) {
       if (m.role === 'tool') toolResults.set(m.toolCallId, m);
@@ -222,6 +232,9 @@ export const useChatStore = defineStore('chat', () => {
       toolResults.set(message.toolCallId, message);
       return;
     }
+    // A message event mid-stream that does not hold all the text streamed yet keeps the rest.
+    const live = streamed.get(message.id);
+    if (live !== undefined && !(message.role === 'assistant' && message.status === 'streaming' && live.length > message.text.length && live.startsWith(message.text))) streamed.delete(message.id);
     const list = messages.value;
     const at = list.findIndex((m) => m.id === message.id);
     if (at >= 0) {
@@ -238,21 +251,26 @@ export const useChatStore = defineStore('chat', () => {
    * A piece of streamed text: the background sends at most one per answer per frame, joined
    * (`core/background/delta-coalescer.ts`), so each is applied at once: the Markdown view renders
    * at its next frame, and waiting here for another task would only put the text behind whatever
-   * else is queued (in Firefox, the background's work shares this thread). The message is replaced
-   * by one with the longer text: only its view renders again.
+   * else is queued (in Firefox, the background's work shares this thread). The longer text goes
+   * to `streamed`, not into the message list: only that answer's view renders again.
    */
   function applyDelta(event: UiEventOf<'delta'>): void {
     if (!inView(event.conversationId)) return;
     const list = messages.value;
     // The answer being streamed is almost always the last message.
-    const at = list.findLastIndex((m) => m.id === event.messageId);
-    const message = list[at];
+    const message = list.findLast((m) => m.id === event.messageId);
     if (!message || message.role !== 'assistant') return;
     // The snapshot may already hold part of this piece, or miss an earlier one; the final
     // message event always brings the whole text.
-    const have = message.text.length;
+    const text = textOf(message);
+    const have = text.length;
     if (have < event.offset || have >= event.offset + event.text.length) return;
-    messages.value = list.with(at, { ...message, text: message.text + event.text.slice(have - event.offset) });
+    streamed.set(message.id, text + event.text.slice(have - event.offset));
+  }
+
+  /** A message's text as shown: what has streamed of it so far, while it streams. */
+  function textOf(message: { id: string; text: string }): string {
+    return streamed.get(message.id) ?? message.text;
   }
 
   /** Conversations whose title or text holds the query's words (the background's index). */
@@ -310,6 +328,8 @@ export const useChatStore = defineStore('chat', () => {
     search,
     exportConversation,
     toolResults,
+    streamed,
+    textOf,
     running,
     loaded,
     providerCheck,

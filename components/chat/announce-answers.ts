@@ -19,7 +19,7 @@ export function announceFinishedAnswers(chat: ReturnType<typeof useChatStore>, a
       setTimeout(() => {
         if (chat.activeId !== id) return;
         const last = [...chat.messages].reverse().find((m) => m.role === 'assistant');
-        const text = last && 'text' in last ? last.text.trim() : '';
+        const text = last && 'text' in last ? chat.textOf(last).trim() : '';
         if (text) announcer.say(t('a11y.answered', { text: text.length > MAX_SPOKEN ? `${text.slice(0, MAX_SPOKEN)}…` : text }));
       }, 300);
     },

@@ -95,26 +95,19 @@ export function traceRequest(sink: TraceSink, input: RequestInfo | URL, init: Re
 }
 
 /**
- * Records a response: its status and headers now, its body as it streams (the returned stream
- * must replace the response's body).
+ * Records a response: its status and headers now; returns what records its body, to be called
+ * with each chunk as it streams (by the one stage the fetch wrapper puts on the body).
  */
-export function traceResponse(sink: TraceSink, response: Response): Response {
+export function traceResponse(sink: TraceSink, response: Response): (chunk: Uint8Array) => void {
   const record: TracedResponse = { status: response.status, headers: redactHeaders(response.headers), body: '' };
   sink.response = record;
-  if (!response.body) return response;
   const decoder = new TextDecoder();
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        if (record.body.length < MAX_TRACE_BODY) {
-          record.body += decoder.decode(chunk, { stream: true });
-          if (record.body.length > MAX_TRACE_BODY) Object.assign(record, capBody(record.body));
-        } else record.truncated = true;
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return (chunk) => {
+    if (record.body.length < MAX_TRACE_BODY) {
+      record.body += decoder.decode(chunk, { stream: true });
+      if (record.body.length > MAX_TRACE_BODY) Object.assign(record, capBody(record.body));
+    } else record.truncated = true;
+  };
 }
 
 /** The trace as text for the clipboard: request then response, bodies pretty-printed when JSON. */

@@ -55,13 +55,25 @@ export interface Said {
 export type SaidParams = { [name: string]: string | number | Said };
 export type Params = Record<string, string | number>;
 
+/** Each catalog's keys looked up so far (a view renders the same words on every update). */
+const LOOKED_UP = new WeakMap<Catalog, Map<string, unknown>>();
+
 function lookup(catalog: Catalog | undefined, key: string): unknown {
+  if (!catalog) return undefined;
+  let known = LOOKED_UP.get(catalog);
+  if (!known) LOOKED_UP.set(catalog, (known = new Map()));
+  if (known.has(key)) return known.get(key);
   let node: unknown = catalog;
   for (const part of key.split('.')) {
     // Own keys only: a key from a file ("constructor.name") must not reach into prototypes.
-    if (!node || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
+    if (!node || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, part)) {
+      node = undefined;
+      break;
+    }
     node = (node as Record<string, unknown>)[part];
   }
+  // Keys come from the code (a bounded set), or from stored `Said` words: keep at most a few thousand.
+  if (known.size < 4096) known.set(key, node);
   return node;
 }
 

@@ -96,9 +96,33 @@ describe('chat store', () => {
     emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: '!', offset: 42 }); // a gap: wait for the final message
     emit({ type: 'delta', conversationId: 'b', messageId: 'm2', text: 'other', offset: 6 }); // another conversation
     // Applied at once (the background already joins pieces to one event a frame).
-    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello w');
+    expect(chat.textOf(chat.visibleMessages.at(-1)!)).toBe('Hello w');
     emit({ type: 'message', message: assistant('m2', 2, 'Hello world!') });
+    expect(chat.textOf(chat.visibleMessages.at(-1)!)).toBe('Hello world!');
     expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe('Hello world!');
+  });
+
+  it('a streamed piece leaves the message list as it was (only the view of the answer renders again)', async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    emit({ type: 'message', message: assistant('m2', 2, 'He', { status: 'streaming' }) });
+    const list = chat.messages;
+    const visible = chat.visibleMessages;
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: 'llo', offset: 2 });
+    expect(chat.messages).toBe(list);
+    expect(chat.visibleMessages).toBe(visible);
+    expect(chat.textOf(list.at(-1)!)).toBe('Hello');
+    // A message event mid-stream with less than was streamed keeps the rest; one with all of it takes over.
+    emit({ type: 'message', message: assistant('m2', 2, 'Hel', { status: 'streaming' }) });
+    expect(chat.textOf(chat.messages.at(-1)!)).toBe('Hello');
+    emit({ type: 'delta', conversationId: 'a', messageId: 'm2', text: ' you', offset: 5 });
+    expect(chat.textOf(chat.messages.at(-1)!)).toBe('Hello you');
+    emit({ type: 'message', message: assistant('m2', 2, 'Hello you.', { status: 'stopped' }) });
+    expect(chat.textOf(chat.messages.at(-1)!)).toBe('Hello you.');
+    // A stopped answer's message is the text, even one shorter than what streamed.
+    emit({ type: 'message', message: assistant('m2', 2, 'Hello', { status: 'stopped' }) });
+    expect(chat.textOf(chat.messages.at(-1)!)).toBe('Hello');
   });
 
   it('a sidebar opened mid-stream shows the whole text: its snapshot, then the joined deltas from the background', async () => {
@@ -130,7 +154,7 @@ describe('chat store', () => {
     }
     time += 100;
     runDue();
-    expect((chat.visibleMessages.at(-1) as AssistantMessage).text).toBe(words.join(''));
+    expect(chat.textOf(chat.visibleMessages.at(-1)!)).toBe(words.join(''));
   });
 
   it('keeps messages in order and files tool results by call id', async () => {

@@ -16,7 +16,7 @@ export interface RequestHooks {
 /**
  * A fetch that waits for `beforeSend`, records when the request left and when the last byte of
  * the answer arrived, so the agent loop can measure the time it adds itself between model
- * answers and tool calls.
+ * answers and tool calls, and the request and response for the step's trace.
  */
 export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch {
   return async (input, init) => {
@@ -27,13 +27,15 @@ export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch 
     if (timings) timings.requestSentAt = performance.now();
     const responded = fetch(input, init);
     sent?.();
-    let response = await responded;
-    if (trace) response = traceResponse(trace, response);
-    if (!timings || !response.body) return response;
+    const response = await responded;
+    const record = trace && traceResponse(trace, response);
+    if ((!timings && !record) || !response.body) return response;
+    // One stage for both: each stage costs every chunk (a token or a few) some work and a task hop.
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          timings.lastByteAt = performance.now();
+          if (timings) timings.lastByteAt = performance.now();
+          record?.(chunk);
           controller.enqueue(chunk);
         },
       }),

@@ -5,8 +5,9 @@
 // unsanitized. In the browsers (and jsdom) it works, and this file tests what they do.
 import { enableAutoUnmount, mount } from '@vue/test-utils';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { defineComponent, h } from 'vue';
+import { defineComponent, h, nextTick, onUpdated, provide, shallowReactive } from 'vue';
 import ChatMessage from '@/components/chat/ChatMessage.vue';
+import { MESSAGE_TEXT } from '@/components/chat/streamed-text';
 import type { AssistantMessage, ToolMessage, UserMessage } from '@/core/storage/db';
 import { providePluginUi } from '@/core/ui/plugins';
 import { assistantMessage, toolCall, toolMessage, userMessage, loadAnswerParts } from './fixtures';
@@ -146,5 +147,38 @@ describe('ChatMessage and the plugins', () => {
     expect(pill.attributes('title')).toBe('Stopped');
     expect(wrapper.get('.replayed').text()).toContain('Stopped');
     expect(mountEnd({}).find('.replayed').exists()).toBe(false);
+  });
+
+  test('a streamed piece renders the streaming answer again, and neither the list around it nor the other messages', async () => {
+    const streamed = shallowReactive(new Map<string, string>());
+    const messages = [userMessage('hi'), assistantMessage({ id: 'a1', text: 'Done before.' }), assistantMessage({ id: 'a2', text: 'Str', status: 'streaming' })];
+    let listRenders = 0;
+    const updated: string[] = [];
+    const Item = defineComponent({
+      props: { message: { type: Object, required: true } },
+      setup(props) {
+        onUpdated(() => updated.push((props.message as AssistantMessage).id));
+        return () => h(ChatMessage, { message: props.message as AssistantMessage, toolResults: new Map(), runActive: true });
+      },
+    });
+    const List = defineComponent({
+      setup() {
+        provide(MESSAGE_TEXT, (m: { id: string; text: string }) => streamed.get(m.id) ?? m.text);
+        return () => {
+          listRenders++;
+          return h('div', messages.map((m) => h(Item, { key: m.id, message: m })));
+        };
+      },
+    });
+    const wrapper = mount(List, { attachTo: document.body });
+    const answer = () => wrapper.findAll('article')[2]!;
+    expect(answer().get('.markdown').text()).toBe('Str');
+    streamed.set('a2', 'Streamed');
+    await nextTick();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the Markdown view renders at the next frame
+    expect(answer().get('.markdown').text()).toBe('Streamed');
+    expect(wrapper.findAll('article')[1]!.get('.markdown').text()).toBe('Done before.');
+    expect(listRenders).toBe(1);
+    expect(updated).toEqual([]);
   });
 });
