@@ -49,22 +49,32 @@ export const useChatStore = defineStore('chat', () => {
   );
   /**
    * Each answer's run totals, by message id: a run is the answers after one user message (a
-   * Continue after a stop adds to it). Computed only when asked (the Usage button).
+   * Continue after a stop adds to it). A run whose totals did not change keeps its object, so a
+   * new step re-renders the answers of its own run, not every answer above it.
    */
+  let lastRuns = new Map<string, RunUsage>();
   const runUsage = computed(() => {
     const byMessage = new Map<string, RunUsage>();
-    let run: RunUsage | undefined;
+    const runs: Array<{ run: RunUsage; ids: string[] }> = [];
     for (const m of messages.value) {
       if (m.role === 'user') {
-        run = undefined;
+        runs.push({ run: { answers: 0, inputTokens: 0, outputTokens: 0 }, ids: [] });
         continue;
       }
       if (m.notice) continue;
-      run ??= { answers: 0, inputTokens: 0, outputTokens: 0 };
-      run.answers++;
-      addUsage(run, m.usage);
-      byMessage.set(m.id, run);
+      if (!runs.length) runs.push({ run: { answers: 0, inputTokens: 0, outputTokens: 0 }, ids: [] });
+      const current = runs.at(-1)!;
+      current.run.answers++;
+      addUsage(current.run, m.usage);
+      current.ids.push(m.id);
     }
+    for (const { run, ids } of runs) {
+      if (!ids.length) continue;
+      const before = lastRuns.get(ids[0]!);
+      const same = before && sameUsage(before, run) ? before : run;
+      for (const id of ids) byMessage.set(id, same);
+    }
+    lastRuns = byMessage;
     return byMessage;
   });
 
@@ -356,6 +366,10 @@ export interface RunUsage {
   outputTokens: number;
   /** Set when at least one answer had a cost estimate. */
   costUsd?: number;
+}
+
+function sameUsage(a: RunUsage, b: RunUsage): boolean {
+  return a.answers === b.answers && a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.costUsd === b.costUsd;
 }
 
 function addUsage(total: RunUsage, usage: Usage | undefined): void {

@@ -125,6 +125,25 @@ describe('chat store', () => {
     expect(chat.textOf(chat.messages.at(-1)!)).toBe('Hello');
   });
 
+  it("a run's totals keep their object while they do not change: a new step does not re-render earlier runs' answers", async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    const usage = (inputTokens: number) => ({ usage: { inputTokens, outputTokens: 1 } });
+    emit({ type: 'message', message: assistant('m1', 1, 'hello', usage(10)) });
+    emit({ type: 'message', message: user('u2', 2, 'again') });
+    emit({ type: 'message', message: assistant('m3', 3, 'step one', usage(20)) });
+    const first = chat.runUsage.get('m1')!;
+    const second = chat.runUsage.get('m3')!;
+    expect(first).toMatchObject({ answers: 1, inputTokens: 10, outputTokens: 1 });
+    expect(second).toMatchObject({ answers: 1, inputTokens: 20 });
+    emit({ type: 'message', message: assistant('m4', 4, 'step two', usage(30)) });
+    expect(chat.runUsage.get('m1')).toBe(first);
+    expect(chat.runUsage.get('m3')).not.toBe(second);
+    expect(chat.runUsage.get('m3')).toBe(chat.runUsage.get('m4'));
+    expect(chat.runUsage.get('m4')).toMatchObject({ answers: 2, inputTokens: 50, outputTokens: 2 });
+  });
+
   it('a sidebar opened mid-stream shows the whole text: its snapshot, then the joined deltas from the background', async () => {
     const { DeltaCoalescer } = await import('@/core/background/delta-coalescer');
     let time = 0;
