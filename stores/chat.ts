@@ -258,7 +258,7 @@ export const useChatStore = defineStore('chat', () => {
   }
 
   /**
-   * A piece of streamed text: the background sends at most one per answer per frame, joined
+   * A piece of streamed text: the background sends at most one per answer per half frame, joined
    * (`core/background/delta-coalescer.ts`), so each is applied at once: the Markdown view renders
    * at its next frame, and waiting here for another task would only put the text behind whatever
    * else is queued (in Firefox, the background's work shares this thread). The longer text goes

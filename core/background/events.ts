@@ -5,7 +5,7 @@ import { DeltaCoalescer, type CoalescerClock } from './delta-coalescer';
 
 /**
  * Sends live updates to every extension page connected on the events port. Streamed text
- * (`delta`) is joined to at most one event per conversation per frame (`DeltaCoalescer`); any
+ * (`delta`) is joined to at most one event per conversation per half frame (`DeltaCoalescer`); any
  * other event of a conversation first sends the text that waits, so pages see events in order.
  */
 export class EventHub {
