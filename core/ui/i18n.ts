@@ -113,8 +113,22 @@ export function parts(key: MessageKey, params?: Params): Array<{ text: string } 
   return out;
 }
 
+/**
+ * One number formatter per language and options, made once: building an `Intl.NumberFormat`
+ * costs far more than formatting with it, and views format numbers on every render (a tool
+ * card's duration, usage). Options come from the code, so the set stays small. Date formatters
+ * are made each time: they keep the time zone they were made in, and the user's may change.
+ */
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
 export function formatNumber(value: number, options?: Intl.NumberFormatOptions): string {
-  return new Intl.NumberFormat(current.value, options).format(value);
+  const key = `${current.value}|${options ? JSON.stringify(options) : ''}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    if (numberFormats.size >= 64) numberFormats.clear();
+    numberFormats.set(key, (format = new Intl.NumberFormat(current.value, options)));
+  }
+  return format.format(value);
 }
 
 export function formatDate(value: number | Date, options: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric' }): string {
