@@ -280,7 +280,7 @@ export const useChatStore = defineStore('chat', () => {
 
   /** A message's text as shown: what has streamed of it so far, while it streams. */
   function textOf(message: { id: string; text: string }): string {
-    return streamed.get(message.id) ?? message.text;
+    return shownText(streamed, message);
   }
 
   /** Conversations whose title or text holds the query's words (the background's index). */
@@ -366,6 +366,11 @@ export interface RunUsage {
   outputTokens: number;
   /** Set when at least one answer had a cost estimate. */
   costUsd?: number;
+}
+
+/** A message's text as shown, given the store's `streamed` map: the one rule `textOf` and the chat view's `MESSAGE_TEXT` share. */
+export function shownText(streamed: ReadonlyMap<string, string>, message: { id: string; text: string }): string {
+  return streamed.get(message.id) ?? message.text;
 }
 
 function sameUsage(a: RunUsage, b: RunUsage): boolean {
