@@ -278,13 +278,9 @@ export class ConversationStore {
       let retitled = false;
       const conversations = tx.objectStore('conversations');
       const messages = tx.objectStore('messages');
-      const found = create ? undefined : conversations.get(id);
-      const read = messages.index('[conversationId+seq]').getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]));
-      read.onsuccess = () => {
+      const write = (conversation: Conversation | undefined, history: StoredMessage[]) => {
         try {
-          const conversation = create ?? (found!.result as Conversation | undefined);
           if (!conversation) return fail(missing(id));
-          const history = read.result as StoredMessage[];
           const seq = this.nextSeq.get(id) ?? (history.length ? history[history.length - 1]!.seq + 1 : 0);
           const stored = stampMessage(message, seq);
           const patch = mark(conversation);
@@ -299,6 +295,15 @@ export class ConversationStore {
           fail(error);
         }
       };
+      // A new conversation has no history to read: its writes are issued at once (the read was
+      // most of a cold send's transaction). One that exists already fails the `add` and aborts.
+      if (create) {
+        write(create, []);
+      } else {
+        const found = conversations.get(id);
+        const read = messages.index('[conversationId+seq]').getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]));
+        read.onsuccess = () => write(found.result as Conversation | undefined, read.result as StoredMessage[]);
+      }
       return () => {
         setBounded(this.nextSeq, id, begun!.message.seq + 1, MAX_KNOWN_SEQ);
         if (retitled) this.index.noteConversation(id, TITLE_PART);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentRunner } from '@/core/agent/runner';
 import { createOpenAICompatibleClient, type ModelClient } from '@/core/agent/provider';
 import { ToolRegistry } from '@/core/registry/registry';
@@ -91,7 +91,11 @@ describe('a send\'s writes', () => {
     server.queue([{ text: 'Hello.' }]);
     const id = crypto.randomUUID();
     let prepared = 0;
+    // Nothing to read for a conversation that does not exist yet: the transaction only writes.
+    const reads = vi.spyOn(IDBIndex.prototype, 'getAll');
     const conversation = await ctx.runner.startConversation(id, 'A first message', async () => void prepared++);
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
     await ctx.runner.settled(id);
     expect(prepared).toBe(1);
     expect(conversation).toMatchObject({ id, status: 'running', title: 'A first message' });
