@@ -85,7 +85,7 @@ async function configure(h, baseUrl) {
 async function bench(browserName) {
   const model = await startModelServer();
   const pages = await startPages();
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     await configure(h, model.url);
     const sidebar = await openSidebar(h);

@@ -383,7 +383,7 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 
 for (const browserName of browsers) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sidequest-history-'));
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     console.log(`\n## Large histories in ${browserName} (${runs} runs, medians)\n`);
     const small = dataSet('small', 10, 20);

@@ -112,7 +112,7 @@ async function firefoxMemory(h) {
 async function bench(browserName) {
   const model = await startModelServer();
   const site = await startFixtureServer();
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     (await configureProvider(h, { baseUrl: model.url })).close();
     const sidebar = await openSidebar(h);

@@ -44,7 +44,7 @@ const site = await startPageActionsServer();
 const results = [];
 
 for (const browserName of BROWSERS) {
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     const ext = await h.openExtensionPage('popup.html');
     // The extension's own protocol (@webext-core/messaging's format), from an extension page.

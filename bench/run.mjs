@@ -61,7 +61,7 @@ async function steps(browserName) {
   const STEPS = 40;
   const RUNS = 3;
   const model = await startModelServer();
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     (await configureProvider(h, { baseUrl: model.url })).close();
     const sidebar = await openSidebar(h);

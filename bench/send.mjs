@@ -88,7 +88,7 @@ function baselines({ url, n }) {
 
 async function measure(browserName) {
   const model = await startModelServer({ script: () => ({ text: ANSWER }) });
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     (await configureProvider(h, { baseUrl: model.url })).close();
     const sidebar = await openSidebar(h);

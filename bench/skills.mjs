@@ -81,7 +81,7 @@ async function lastRun(sidebar) {
 
 for (const browserName of BROWSERS) {
   const model = await startModelServer();
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     (await configureProvider(h, { baseUrl: model.url })).close();
     const page = await h.newPage(site.url('/orders.html'));

@@ -335,7 +335,7 @@ for (const signal of signals) process.once(signal, () => process.exit(130)); // 
 
 async function measure(browserName) {
   const model = await startModelServer();
-  const h = await launch(browserName);
+  const h = await launch(browserName, { preciseClock: true });
   try {
     (await configureProvider(h, { baseUrl: model.url })).close();
     const sidebar = await openSidebar(h);

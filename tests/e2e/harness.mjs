@@ -61,11 +61,13 @@ export function extensionDir(browserName) {
  * @param {'chromium' | 'firefox'} name
  * `colorScheme: 'dark'`: pages see `prefers-color-scheme: dark` (Playwright's emulation; Firefox's
  * content override pref, as puppeteer's media emulation needs CDP).
- * @param {{ locale?: string, colorScheme?: 'light' | 'dark' }} [options]
+ * `preciseClock`: Firefox's `performance.now()` unrounded (`privacy.reduceTimerPrecision` off; it rounds to
+ * whole milliseconds otherwise), for the benches; Chromium's is fine as it is.
+ * @param {{ locale?: string, colorScheme?: 'light' | 'dark', preciseClock?: boolean }} [options]
  */
-export async function launch(name, { locale, colorScheme } = {}) {
+export async function launch(name, { locale, colorScheme, preciseClock } = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), `sidequest-${name}-`));
-  const harness = name === 'firefox' ? await launchFirefox(profile, locale, colorScheme) : await launchChromium(profile, locale, colorScheme);
+  const harness = name === 'firefox' ? await launchFirefox(profile, locale, colorScheme, preciseClock) : await launchChromium(profile, locale, colorScheme);
   const close = harness.close;
   harness.close = async () => {
     await close().catch(() => undefined);
@@ -139,7 +141,7 @@ async function launchChromium(profile, locale, colorScheme) {
   };
 }
 
-async function launchFirefox(profile, locale, colorScheme) {
+async function launchFirefox(profile, locale, colorScheme, preciseClock) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
@@ -169,6 +171,8 @@ async function launchFirefox(profile, locale, colorScheme) {
       'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
       'browser.download.manager.showWhenStarting': false,
       'browser.download.alwaysOpenPanel': false,
+      // Benches: performance.now() unrounded (Firefox rounds it to whole milliseconds otherwise).
+      ...(preciseClock ? { 'privacy.reduceTimerPrecision': false } : {}),
       ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
       ...(locale
         ? {
