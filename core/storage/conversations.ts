@@ -295,8 +295,8 @@ export class ConversationStore {
           fail(error);
         }
       };
-      // A new conversation has no history to read: its writes are issued at once (the read was
-      // most of a cold send's transaction). One that exists already fails the `add` and aborts.
+      // A new conversation has no history to read: its writes are issued at once. One that exists
+      // already fails the `add`, which aborts the transaction.
       if (create) {
         write(create, []);
       } else {
