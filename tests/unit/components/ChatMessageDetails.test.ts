@@ -3,6 +3,7 @@ import { mount } from '@vue/test-utils';
 import { afterEach, describe, expect, test } from 'vitest';
 import ChatMessageDetails from '@/components/chat/ChatMessageDetails.vue';
 import ChatRunStatus from '@/components/chat/ChatRunStatus.vue';
+import { RUN_USAGE } from '@/components/chat/run-usage';
 import { setLocale } from '@/core/ui/i18n';
 import { assistantMessage, conversation } from './fixtures';
 
@@ -10,7 +11,8 @@ afterEach(() => setLocale('en'));
 
 async function usage(run: { answers: number; inputTokens: number; outputTokens: number; costUsd?: number }, costUsd?: number) {
   const wrapper = mount(ChatMessageDetails, {
-    props: { message: assistantMessage({ usage: { inputTokens: 1234, outputTokens: 5, costUsd } }), run },
+    props: { message: assistantMessage({ usage: { inputTokens: 1234, outputTokens: 5, costUsd } }) },
+    global: { provide: { [RUN_USAGE as symbol]: () => run } },
   });
   await wrapper.findAll('button')[0]!.trigger('click');
   return wrapper.findAll('dd').map((d) => d.text());
