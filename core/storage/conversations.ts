@@ -240,7 +240,7 @@ export class ConversationStore {
       const table = tx.objectStore('messages');
       for (const message of messages) table.put(message);
       return () => undefined;
-    });
+    }, { writesOnly: true });
     // Indexed for search a moment later, off this path (a set and a timer there); the step's
     // promise is not held up by it.
     void written.then(() => this.index.noteMessages(messages), () => undefined);
@@ -256,7 +256,7 @@ export class ConversationStore {
       const table = tx.objectStore('traces');
       for (const trace of traces) table.put(trace);
       return () => undefined;
-    }).catch((error: unknown) => console.warn('[sidequest] could not keep a step trace', error));
+    }, { writesOnly: true }).catch((error: unknown) => console.warn('[sidequest] could not keep a step trace', error));
   }
 
   /**
@@ -318,14 +318,17 @@ export class ConversationStore {
    * durability (it still survives a stopped worker). `requests` issues the writes; a request's
    * callback that finds the write must not happen calls `fail`, which aborts it with that error.
    * `requests` returns what to do once committed, whose value the promise resolves to. `what` names
-   * what was being saved in the errors.
+   * what was being saved in the errors. `writesOnly`: `requests` issues every request at once (no
+   * read to wait for), so the transaction is committed at once (`commit()`) instead of after the
+   * requests' results have come back.
    */
   private transact<T>(
     stores: StoreName | StoreName[],
     what: string,
     requests: (tx: IDBTransaction, fail: (error: unknown) => void) => () => T,
+    { writesOnly = false } = {},
   ): Promise<T> {
-    if (!this.db.isOpen()) return this.db.open().then(() => this.transact(stores, what, requests));
+    if (!this.db.isOpen()) return this.db.open().then(() => this.transact(stores, what, requests, { writesOnly }));
     const idb = this.db.backendDB();
     return new Promise<T>((resolve, reject) => {
       const tx = idb.transaction(stores, 'readwrite', { durability: 'relaxed' });
@@ -340,6 +343,7 @@ export class ConversationStore {
       tx.onabort = () => reject(failure ?? tx.error ?? new Error(`Saving the ${what} was aborted.`));
       try {
         committed = requests(tx, fail);
+        if (writesOnly && !failure) tx.commit?.();
       } catch (error) {
         fail(error);
       }

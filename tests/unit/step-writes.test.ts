@@ -166,6 +166,21 @@ describe('ConversationStore writes of the hot path', () => {
     expect(warn).toHaveBeenCalled();
     warn.mockRestore();
   });
+
+  it('commits a write-only transaction at once, not after its requests come back; one that reads first is left to commit itself', async () => {
+    const store = new ConversationStore(openDb(`test-step-writes-${++dbCount}`));
+    const c = await store.create();
+    const message = await store.prepare({ role: 'user', conversationId: c.id, text: 'hi' });
+    const commit = vi.spyOn(IDBTransaction.prototype, 'commit');
+    await store.putMany([message]);
+    expect(commit).toHaveBeenCalledTimes(1);
+    commit.mockClear();
+    // A follow-up's send reads the history before it writes: committing early would end it.
+    const begun = await store.beginRun({ role: 'user', conversationId: c.id, text: 'again' }, () => ({}));
+    expect(commit).not.toHaveBeenCalled();
+    commit.mockRestore();
+    expect((await store.messages(c.id)).map((m) => m.id)).toEqual([message.id, begun.message.id]);
+  });
 });
 
 describe('ToolRegistry.listTools', () => {
