@@ -100,10 +100,13 @@ async function steps(browserName) {
     const idbWrites = await measureIndexedDbWrite(sidebar);
     // The approval gate's decision alone, for a call it lets through from memory (no ask, no storage).
     const gateTimes = await callBackground(sidebar, 'measureGate', { name: 'list_tabs', input: {}, iterations: 5000 });
+    // The step's write alone, from the background, the browser otherwise idle (20 ms apart).
+    const stepWrite = (await callBackground(sidebar, 'measureStepWrite', { iterations: 60, pauseMs: 20 })).durations;
     console.log(`\n## Baselines in ${browserName}\n`);
     table([
       ['baseline', 'median', 'p95'],
       [`one IndexedDB write, same browser (mean ${fmt(idbWrites.mean)})`, fmt(quantile(idbWrites.times, 0.5)), fmt(quantile(idbWrites.times, 0.95))],
+      ["the step's write alone (answer + result, one transaction), from the background, idle", fmt(quantile(stepWrite, 0.5)), fmt(quantile(stepWrite, 0.95))],
       [`approval gate per call, allowed from memory (mean of 5000: ${gateTimes.mean.toFixed(4)} ms)`, fmt(quantile(gateTimes.durations, 0.5)), fmt(quantile(gateTimes.durations, 0.95))],
     ]);
     console.log(`approval gate budget: median < 0.1 ms per call (mean ${gateTimes.mean.toFixed(4)} ms)`);
@@ -131,6 +134,7 @@ function printSteps(browserName, thinkMs, timings, stepTimes) {
   console.log('\nWhere it goes (medians):');
   table([
     ['part', 'median'],
+    ["last byte → the response's end reaches the page", part('bodyEnd')],
     ['last byte → SDK stream ends', part('streamEnd')],
     ['answer in → its tool messages ready (the write is armed, not issued)', part('persist')],
     ['→ tool starts', part('toStart')],

@@ -164,7 +164,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       }
       if (observer) {
         observer.requestSent(timings.requestSentAt, timings.fetchCalledAt);
-        observer.streamEnded(timings.lastByteAt, performance.now());
+        observer.streamEnded(timings.lastByteAt, performance.now(), timings.bodyEndAt);
       }
       options.onStreaming?.(undefined);
       news.send();

@@ -66,6 +66,8 @@ export interface RequestTimings {
   fetchCalledAt?: number;
   requestSentAt?: number;
   lastByteAt?: number;
+  /** The response's end reached the page (after its last byte). */
+  bodyEndAt?: number;
 }
 
 export interface ModelRequest {

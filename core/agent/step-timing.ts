@@ -5,7 +5,8 @@
  * `requestSent` when the next request leaves. Times are `performance.now()` values.
  */
 export interface LoopObserver {
-  streamEnded(lastByteAt: number | undefined, at: number): void;
+  /** `bodyEndAt`: when the response's end reached the page (its last byte came before). */
+  streamEnded(lastByteAt: number | undefined, at: number, bodyEndAt?: number): void;
   stepPersisted(at: number): void;
   toolStarted(at: number): void;
   toolEnded(at: number): void;
@@ -22,12 +23,13 @@ export interface StepTiming {
   toolStartDelay: number;
   nextRequestDelay: number;
   /** Where the time goes: last byte → stream loop ends → tool messages ready (the step's write armed) → tool starts; tool ends → request sent (the step's write is waited for). */
-  parts: { streamEnd: number; persist: number; toStart: number; toRequest: number; written: number; built: number };
+  parts: { streamEnd: number; bodyEnd: number; persist: number; toStart: number; toRequest: number; written: number; built: number };
 }
 
 interface Marks {
   lastByte: number;
   streamEnd: number;
+  bodyEnd?: number;
   persisted?: number;
   toolStart?: number;
   toolEnd?: number;
@@ -59,8 +61,8 @@ class LoopMarks implements LoopObserver {
 
   constructor(private readonly push: (timing: StepTiming) => void) {}
 
-  streamEnded(lastByteAt: number | undefined, at: number): void {
-    this.current = { lastByte: lastByteAt ?? at, streamEnd: at };
+  streamEnded(lastByteAt: number | undefined, at: number, bodyEndAt?: number): void {
+    this.current = { lastByte: lastByteAt ?? at, streamEnd: at, bodyEnd: bodyEndAt };
   }
   stepPersisted(at: number): void {
     if (this.current) this.current.persisted = at;
@@ -86,6 +88,7 @@ class LoopMarks implements LoopObserver {
       nextRequestDelay: at - p.toolEnd,
       parts: {
         streamEnd: p.streamEnd - p.lastByte,
+        bodyEnd: (p.bodyEnd ?? NaN) - p.lastByte,
         persist: persisted - p.streamEnd,
         toStart: p.toolStart - persisted,
         toRequest: at - p.toolEnd,

@@ -146,6 +146,8 @@ export interface BenchProtocolMap {
   measureToolCalls(data: { name: string; input: unknown; iterations: number }): { durations: number[]; ok: number; lastError?: string; lastOutput?: unknown };
   /** Times a `scripting.executeScript` round trip of a function that does nothing, in a tab (a baseline for page calls). */
   measureExecuteScript(data: { tabId: number; iterations: number }): { durations: number[] };
+  /** Times a step's write alone (`ConversationStore.putMany` of an answer and a tool result), `pauseMs` apart, in a conversation deleted after. */
+  measureStepWrite(data: { iterations: number; pauseMs: number }): { durations: number[] };
   /** Times the approval gate's decision for a call it lets through without asking (ms per call, and the batch mean). */
   measureGate(data: { name: string; input: unknown; iterations: number }): { durations: number[]; mean: number };
 }

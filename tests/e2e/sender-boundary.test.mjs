@@ -54,7 +54,7 @@ async function handledMessages() {
   }
   return names;
 }
-const BENCH_ONLY = new Set(['getStepTimings', 'getContextTimings', 'measureToolCalls', 'measureGate', 'measureExecuteScript']);
+const BENCH_ONLY = new Set(['getStepTimings', 'getContextTimings', 'measureToolCalls', 'measureGate', 'measureExecuteScript', 'measureStepWrite']);
 
 /**
  * What an attacker sends with each message: data that would change something, or read a secret,
@@ -153,6 +153,7 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['measureToolCalls', { name: 'list_tabs', input: {}, iterations: 1 }],
     ['measureGate', { name: 'list_tabs', input: {}, iterations: 1 }],
     ['measureExecuteScript', { tabId: 1, iterations: 1 }],
+    ['measureStepWrite', { iterations: 1, pauseMs: 0 }],
     ['deleteAllData', undefined],
   ];
 }

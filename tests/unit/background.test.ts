@@ -21,7 +21,7 @@ vi.mock('@/core/messaging/protocol', async (importOriginal) => {
 
 const { startBackground } = await import('@/core/background/service');
 
-const BENCH = ['getStepTimings', 'measureToolCalls', 'measureGate'];
+const BENCH = ['getStepTimings', 'measureToolCalls', 'measureGate', 'measureStepWrite'];
 const live = () => [...registered].filter(([, n]) => n > 0).map(([type]) => type).sort();
 
 beforeEach(() => {

@@ -167,7 +167,7 @@ describe('ConversationStore writes of the hot path', () => {
     warn.mockRestore();
   });
 
-  it('commits a write-only transaction at once, not after its requests come back; one that reads first is left to commit itself', async () => {
+  it('commits a write-only transaction at once, not after its requests come back; one that reads first (a follow-up\'s send) is left to commit itself', async () => {
     const store = new ConversationStore(openDb(`test-step-writes-${++dbCount}`));
     const c = await store.create();
     const message = await store.prepare({ role: 'user', conversationId: c.id, text: 'hi' });

@@ -38,6 +38,9 @@ export function timedFetch(hooks: () => RequestHooks | undefined): typeof fetch 
           record?.(chunk);
           controller.enqueue(chunk);
         },
+        flush() {
+          if (timings) timings.bodyEndAt = performance.now();
+        },
       }),
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

@@ -1,5 +1,7 @@
 import { browser } from 'wxt/browser';
 import { contextTimer } from '@/core/agent/context-timing';
+import { stampMessage } from '@/core/storage/conversations';
+import type { AssistantMessage, ToolMessage } from '@/core/storage/db';
 import type { BackgroundContext } from '../context';
 import { disposeAll } from './registrar';
 
@@ -8,7 +10,7 @@ import { disposeAll } from './registrar';
  * Registered only in bench builds (`startBackground({ bench })`, from `import.meta.env.MODE`).
  */
 export function registerBench(ctx: BackgroundContext): () => void {
-  const { registry, gate, stepTimer, handle } = ctx;
+  const { registry, gate, stepTimer, handle, store } = ctx;
   if (!stepTimer) throw new Error('The benchmark messages need the step timer of a bench build.');
   contextTimer.on = true;
   return disposeAll(
@@ -53,6 +55,27 @@ export function registerBench(ctx: BackgroundContext): () => void {
         const started = performance.now();
         await browser.scripting.executeScript({ target: { tabId }, func: () => 1 });
         durations.push(performance.now() - started);
+      }
+      return { durations };
+    }),
+    handle('measureStepWrite', async ({ iterations, pauseMs }) => {
+      // A step's write as the loop issues it (`putMany`: the answer with its call, and the tool's
+      // result), alone, from the background, into a conversation of its own that is deleted after.
+      const conversationId = `bench:write:${crypto.randomUUID()}`;
+      const durations: number[] = [];
+      try {
+        for (let i = 0; i < Math.min(Math.max(iterations, 1), 1000); i++) {
+          const callId = `call-${i}`;
+          const answer = stampMessage<AssistantMessage>({ role: 'assistant', conversationId, text: '', status: 'complete', toolCalls: [{ id: callId, name: 'list_tabs', input: {} }], model: 'bench' }, 2 * i);
+          const output = [{ tab_id: i, title: 'x'.repeat(200), url: 'https://example.com/', active: true }];
+          const result = stampMessage<ToolMessage>({ role: 'tool', conversationId, toolCallId: callId, toolName: 'list_tabs', input: {}, status: 'done', result: { ok: true, output } }, 2 * i + 1);
+          const started = performance.now();
+          await store.putMany([answer, result]);
+          durations.push(performance.now() - started);
+          await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(pauseMs, 0), 1000)));
+        }
+      } finally {
+        await store.delete(conversationId);
       }
       return { durations };
     }),
