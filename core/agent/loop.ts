@@ -204,7 +204,9 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       }
       const writer = new StepWriter(transcript, STEP_WRITE_DELAY_MS);
       writer.mark(assistant, ...toolMessages);
-      news.add(assistant, 0);
+      // Told within a moment, not at once: a quick tool's whole step then reaches the pages as one
+      // update once the next request has left, instead of a page's render while the tool runs.
+      news.add(assistant, ANNOUNCE_WAIT_MS);
       history.push(assistant);
       if (!toolMessages.length) {
         await writer.flush();
@@ -217,7 +219,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       const runOne = async (index: number) => {
         const call = assistant.toolCalls[index]!;
         const toolMessage = toolMessages[index]!;
-        news.add(toolMessage, 0);
+        news.add(toolMessage, ANNOUNCE_WAIT_MS);
         const startedAt = performance.now();
         observer?.toolStarted(startedAt);
         const seen: Partial<CallSeen> = {};

@@ -31,6 +31,8 @@ function setup() {
   const store = new ConversationStore(db);
   const registry = new ToolRegistry(interpretedValidators);
   const seenBySlow: StoredMessage[][] = [];
+  // The announcements made by the time the `brief` tool ends.
+  const toldByBriefEnd: number[] = [];
   registry.register({
     id: 'test',
     name: 'Test',
@@ -38,6 +40,17 @@ function setup() {
     source: 'builtin',
     tools: [
       defineTool({ annotations: READ_ONLY, name: 'quick', description: 'Quick.', inputSchema: { type: 'object' }, execute: () => 'fast' }),
+      defineTool({
+        annotations: READ_ONLY,
+        name: 'brief',
+        description: 'Brief, but not synchronous.',
+        inputSchema: { type: 'object' },
+        async execute() {
+          await sleep(3);
+          toldByBriefEnd.push(events.length);
+          return 'brief';
+        },
+      }),
       defineTool({
         annotations: READ_ONLY,
         name: 'slow',
@@ -92,7 +105,7 @@ function setup() {
     await runner.settled(conversationId);
     return store.messages(conversationId);
   }
-  return { db, store, registry, run, writes, onDiskAtRequest, seenBySlow, events };
+  return { db, store, registry, run, writes, onDiskAtRequest, seenBySlow, events, toldByBriefEnd };
 }
 
 describe('the step writes', () => {
@@ -141,6 +154,25 @@ describe('the step writes', () => {
     for (const m of messages.filter((x) => x.role !== 'user')) {
       expect(ctx.events.filter((e) => e.message?.id === m.id).at(-1)!.message).toMatchObject({ status: m.status });
     }
+  });
+});
+
+describe('the step announcements', () => {
+  it('tells the pages of a brief tool\'s step once it is over (no page work while it runs), and of a slow tool while it runs', async () => {
+    const ctx = setup();
+    server.queue([{ toolCalls: [{ name: 'brief', arguments: {} }] }, { toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'Done.' }]);
+    const messages = await ctx.run('Go');
+    const [brief, slow] = messages.filter((m) => m.role === 'tool');
+    const answer = messages.find((m) => m.role === 'assistant' && m.toolCalls.some((c) => c.id === brief!.toolCallId))!;
+    const status = (e: { message?: StoredMessage }) => (e.message && 'status' in e.message ? e.message.status : undefined);
+    // While `brief` ran, nothing of its step had gone out but the answer's start (streaming).
+    const toldBefore = ctx.events.slice(0, ctx.toldByBriefEnd[0]);
+    expect(toldBefore.filter((e) => e.message?.id === brief!.id)).toEqual([]);
+    expect(toldBefore.filter((e) => e.message?.id === answer.id).map(status)).toEqual(['streaming']);
+    // Then its result, once, done.
+    expect(ctx.events.filter((e) => e.message?.id === brief!.id).map(status)).toEqual(['done']);
+    // A slow tool is shown running, then done.
+    expect(ctx.events.filter((e) => e.message?.id === slow!.id).map(status)).toEqual(['running', 'done']);
   });
 });
 
