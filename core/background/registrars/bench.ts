@@ -66,9 +66,9 @@ export function registerBench(ctx: BackgroundContext): () => void {
       try {
         for (let i = 0; i < Math.min(Math.max(iterations, 1), 1000); i++) {
           const callId = `call-${i}`;
-          const answer = stampMessage<AssistantMessage>({ role: 'assistant', conversationId, text: '', status: 'complete', toolCalls: [{ id: callId, name: 'list_tabs', input: {} }], model: 'bench' }, 2 * i);
+          const answer = stampMessage<AssistantMessage>({ role: 'assistant', conversationId, text: '', status: 'complete', toolCalls: [{ id: callId, name: 'bench_tool', input: {} }], model: 'bench' }, 2 * i);
           const output = [{ tab_id: i, title: 'x'.repeat(200), url: 'https://example.com/', active: true }];
-          const result = stampMessage<ToolMessage>({ role: 'tool', conversationId, toolCallId: callId, toolName: 'list_tabs', input: {}, status: 'done', result: { ok: true, output } }, 2 * i + 1);
+          const result = stampMessage<ToolMessage>({ role: 'tool', conversationId, toolCallId: callId, toolName: 'bench_tool', input: {}, status: 'done', result: { ok: true, output } }, 2 * i + 1);
           const started = performance.now();
           await store.putMany([answer, result]);
           durations.push(performance.now() - started);
