@@ -9,6 +9,7 @@
 //   answering at once, then after `--think` ms (100), as a real model does.
 
 import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { sizes } from './sizes.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
@@ -80,7 +81,7 @@ async function steps(browserName) {
       for (let run = 0; run < RUNS; run++) {
         model.reset();
         model.setScript(async (req) => {
-          if (thinkMs) await new Promise((resolve) => setTimeout(resolve, thinkMs));
+          if (thinkMs) await sleep(thinkMs);
           const done = req.messages.filter((m) => m.role === 'tool').length;
           return done < STEPS ? { toolCalls: [{ name: 'list_tabs', arguments: {} }] } : { text: 'All steps done.' };
         });
@@ -89,7 +90,7 @@ async function steps(browserName) {
         // Waited for from here (the model server's count), not by polling the page: in Firefox the
         // driver's polling would run on the thread the background shares.
         const deadline = Date.now() + 120_000;
-        while (model.requests.length <= STEPS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        while (model.requests.length <= STEPS && Date.now() < deadline) await sleep(50);
         await sidebar.waitForText('All steps done.', { timeout: 120_000 });
         await waitForIdle(sidebar);
         for (let i = 1; i < model.requests.length; i++) stepTimes.push(model.requests[i].receivedAt - model.requests[i - 1].receivedAt - thinkMs);

@@ -273,6 +273,8 @@ export class ConversationStore {
     { create }: { create?: Conversation } = {},
   ): Promise<BegunRun<M>> {
     const id = message.conversationId;
+    // Not `writesOnly` even for a new conversation (its requests are all writes): with an early
+    // commit the send measured slower, never faster (bench/README.md, round 5 of issue 22).
     return this.transact(['conversations', 'messages'], 'message', (tx, fail) => {
       let begun: BegunRun<M> | undefined;
       let retitled = false;
@@ -310,8 +312,6 @@ export class ConversationStore {
         this.index.noteMessages([begun!.message]);
         return begun!;
       };
-      // Not committed early even for a new conversation (writes only): measured, the send was
-      // slower so (cold 116 → 148 ms, warm 14.7 → 18.0 ms in Chromium; bench/README.md, round 5).
     });
   }
 
