@@ -8,7 +8,7 @@ import { ProviderError, runError } from './errors';
 import { sourceOf } from './history';
 import type { ModelClient, ModelEvent, ModelRequest } from './provider';
 import { IMAGE_CHARS } from './tool-images';
-import { OLD_RESULT_CHARS, lastIndex, outputText, promptChars, shortenLatest, shortenOld, shortenResults, toolsChars } from './context-measure';
+import { OLD_RESULT_CHARS, RunningChars, RunningShortenOld, charsOf, lastIndex, outputText, promptChars, shortenLatest, shortenResults, toolsChars } from './context-measure';
 
 // Keeps every request inside the model's context window. Requests are measured (a rough count:
 // characters / 3, on the safe side for English and JSON); as a conversation nears the window,
@@ -137,32 +137,44 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   // What an image costs: about a screenshot's tokens, or a short note where images are left out.
   let imageChars = IMAGE_CHARS;
 
+  // A run's prompts grow by a step at a time: what the steps before measured and shortened is
+  // kept, by the kind of prompt (as built, old results cut, with the summary).
+  const running = { built: new RunningChars(), old: new RunningChars(), summarized: new RunningChars(), shortenOld: new RunningShortenOld() };
+
   async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
     const budget = max - reserveFor(max);
     const tools = toolsChars(request.tools);
-    const estimate = (p: LanguageModelV3Prompt) => Math.ceil((promptChars(p, imageChars) + tools) / CHARS_PER_TOKEN);
+    const tokens = (chars: number) => Math.ceil((chars + tools) / CHARS_PER_TOKEN);
+    const estimate = (p: LanguageModelV3Prompt, sums?: RunningChars) => tokens(sums ? sums.of(p, imageChars) : promptChars(p, imageChars));
     let prompt = request.prompt;
-    if (estimate(prompt) <= budget) return prompt;
+    if (estimate(prompt, running.built) <= budget) return prompt;
     // Nothing in the conversation can make room for the instructions and the tools themselves.
-    const fixed = estimate(prompt.filter((m) => m.role === 'system'));
+    const fixed = tokens(running.built.systemChars);
     if (fixed > max * 0.9) {
       throw new ProviderError(runError('context_length', 'errors.provider.contextTooSmall', { max, fixed }));
     }
 
     // 1. Old tool results (all but the latest step's) cut short.
-    prompt = shortenOld(prompt);
+    prompt = running.shortenOld.of(prompt);
     if (!toldShortened) {
       toldShortened = true;
       notify(said('notices.resultsShortened', { max }), true);
     }
-    if (estimate(prompt) <= budget) return prompt;
+    if (estimate(prompt, running.old) <= budget) return prompt;
 
     // 2. Older turns summarized (the conversation's summary, made by an earlier step or run and
     // extended when needed), unless cutting the latest results to a fair share is enough.
     const share = Math.floor(budget * CHARS_PER_TOKEN * LATEST_SHARE);
-    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => estimate(shortenLatest(p, share)) <= budget;
+    // Measured as the prompt less its latest tool message plus that message cut (no new prompt made).
+    const fitsWithLatestCut = (p: LanguageModelV3Prompt, sums: RunningChars) => {
+      const latest = lastIndex(p, (m) => m.role === 'tool');
+      const whole = sums.of(p, imageChars);
+      const m = p[latest];
+      const chars = m?.role === 'tool' ? whole - charsOf(m, imageChars) + charsOf(shortenResults(m, share), imageChars) : whole;
+      return tokens(chars) <= budget;
+    };
     const system = prompt[0]?.role === 'system' ? 1 : 0;
-    if (!fitsWithLatestCut(prompt)) {
+    if (!fitsWithLatestCut(prompt, running.old)) {
       if (!summary && !recalled) {
         recalled = true;
         summary = await timed('storage', () => recall(request.prompt, system));
@@ -171,18 +183,18 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       if (summary && !covers(summary, request.prompt, system)) summary = undefined;
       if (summary) prompt = withSummary(prompt, system, summary);
     }
-    if (!fitsWithLatestCut(prompt)) {
+    if (!fitsWithLatestCut(prompt, summary ? running.summarized : running.old)) {
       const made = await summarize(request, shortenLatest(prompt, share), system, budget, budget - fixed);
       if (made) {
         const previous = summary && prompt[system] && isSummaryMessage(prompt[system]!) ? summary.count - 1 : 0;
         const count = previous + made.count;
         summary = { count, text: made.text, upTo: sourceOf(request.prompt[system + count - 1])?.id };
         await timed('storage', () => keep(request.prompt, system, summary!));
-        prompt = withSummary(shortenOld(request.prompt), system, summary);
+        prompt = withSummary(running.shortenOld.of(request.prompt), system, summary);
         notify(said('notices.summarized', { max }));
       }
     }
-    if (estimate(prompt) <= budget) return prompt;
+    if (estimate(prompt, summary ? running.summarized : running.old) <= budget) return prompt;
 
     // 3. What is left over for the latest tool results, shared between them.
     const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)));

@@ -20,25 +20,80 @@ const NOT_RUN = 'This tool call did not run: the run was stopped or interrupted 
  * Called before every request of a run with the same, growing history: each stored message's
  * model messages are kept (by the message object, checked against what they were made from) and
  * handed out again, the same objects, so only new or changed messages are converted and the
- * context window (`context-window.ts`) keeps its measures of them.
+ * context window (`context-window.ts`) keeps its measures of them. The last prompt built from a
+ * history array is kept too: when the array has only grown since (the same messages in the same
+ * places, in the same state), its beginning is taken as it was and only the new messages are
+ * looked at.
  */
 export function toModelPrompt(system: string, messages: readonly StoredMessage[], to?: ModelOf): LanguageModelV3Prompt {
   const started = contextTimer.on ? performance.now() : 0;
-  const results = new Map<string, ToolMessage>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
   const toKey = to ? `${to.type}\n${to.model}` : '';
-
-  const out: LanguageModelV3Prompt = [{ role: 'system', content: system }];
-  for (const m of messages) {
-    if (m.role === 'user') {
-      out.push(cachedUser(m));
-    } else if (m.role === 'assistant' && !m.notice) {
-      for (const message of cachedAssistant(m, results, to, toKey)) out.push(message);
-    }
-    // Tool messages were placed right after their assistant message above.
+  const previous = builds.get(messages);
+  const build = (previous && grown(previous, system, toKey, messages)) ?? fromStart(system, toKey, messages);
+  const out = build.out.slice();
+  for (let i = build.at.length; i < messages.length; i++) {
+    const m = messages[i]!;
+    const converted =
+      m.role === 'user' ? cachedUser(m) : m.role === 'assistant' && !m.notice ? cachedAssistant(m, build.results, to, toKey) : undefined;
+    build.at.push({ source: m, converted });
+    // Tool messages are placed right after their assistant message.
+    if (converted) for (const message of converted.messages) out.push(message);
   }
+  build.out = out;
+  builds.set(messages, build);
   if (contextTimer.on) contextTimer.convertMs = performance.now() - started;
   return out;
+}
+
+/** What the last prompt built from a history array was made of, by position. */
+interface Build {
+  system: string;
+  toKey: string;
+  /** Each stored message and what it was converted to (tool messages and notices: nothing). */
+  at: Array<{ source: StoredMessage; converted: UserEntry | AssistantEntry | undefined }>;
+  /** The tool messages among them, by call id (the last one wins). */
+  results: Map<string, ToolMessage>;
+  out: LanguageModelV3Prompt;
+}
+const builds = new WeakMap<readonly StoredMessage[], Build>();
+
+/** A new build of the whole history: its tool messages, nothing converted yet. */
+function fromStart(system: string, toKey: string, messages: readonly StoredMessage[]): Build {
+  const results = new Map<string, ToolMessage>();
+  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
+  return { system, toKey, at: [], results, out: [{ role: 'system', content: system }] };
+}
+
+/**
+ * The last build, to go on from, when the history has only grown since: the same messages in the
+ * same places and the same state, and no new tool message answering an earlier call.
+ */
+function grown(build: Build, system: string, toKey: string, messages: readonly StoredMessage[]): Build | undefined {
+  if (build.system !== system || build.toKey !== toKey || messages.length < build.at.length) return undefined;
+  for (let i = 0; i < build.at.length; i++) {
+    const { source, converted } = build.at[i]!;
+    if (source !== messages[i] || (converted && !unchanged(converted, source))) return undefined;
+  }
+  for (let i = build.at.length; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'tool') continue;
+    if (build.results.has(m.toolCallId)) return undefined;
+    build.results.set(m.toolCallId, m);
+  }
+  return build;
+}
+
+/** Whether a stored message is as it was when converted (its results: the same objects in the same state). */
+function unchanged(entry: UserEntry | AssistantEntry, m: StoredMessage): boolean {
+  if (m.role === 'user') return entry.text === m.text;
+  if (m.role !== 'assistant') return true;
+  const { calls, results, states } = entry as AssistantEntry;
+  if (entry.text !== m.text || calls !== m.toolCalls.length) return false;
+  for (let i = 0; i < results.length; i++) {
+    // A call that had no result yet: one may have come among the new messages.
+    if (!results[i] || stateOf(results[i]) !== states[i]) return false;
+  }
+  return true;
 }
 
 /**
@@ -54,7 +109,7 @@ const sources = new WeakMap<LanguageModelV3Message, StoredMessage>();
 
 interface UserEntry {
   text: string;
-  message: LanguageModelV3Message;
+  messages: [LanguageModelV3Message];
 }
 interface AssistantEntry {
   /** What it was made from: the text, the calls, the model it goes to, and each call's result (the object and its state). */
@@ -81,13 +136,14 @@ export const convert = {
   },
 };
 
-function cachedUser(m: UserMessage): LanguageModelV3Message {
+function cachedUser(m: UserMessage): UserEntry {
   const entry = users.get(m);
-  if (entry && entry.text === m.text) return entry.message;
+  if (entry && entry.text === m.text) return entry;
   const message = convert.user(m);
-  users.set(m, { text: m.text, message });
+  const made = { text: m.text, messages: [message] };
+  users.set(m, made);
   sources.set(message, m);
-  return message;
+  return made;
 }
 
 /** What a result's conversion depends on besides the object: its state (a running call's result lands later). */
@@ -95,14 +151,15 @@ function stateOf(message: ToolMessage | undefined): unknown {
   return message && (message.result ?? message.status);
 }
 
-function cachedAssistant(m: AssistantMessage, results: ReadonlyMap<string, ToolMessage>, to: ModelOf | undefined, toKey: string): LanguageModelV3Message[] {
+function cachedAssistant(m: AssistantMessage, results: ReadonlyMap<string, ToolMessage>, to: ModelOf | undefined, toKey: string): AssistantEntry {
   const entry = assistants.get(m);
-  if (entry && entry.text === m.text && entry.calls === m.toolCalls.length && entry.to === toKey && sameResults(entry, m, results)) return entry.messages;
+  if (entry && entry.text === m.text && entry.calls === m.toolCalls.length && entry.to === toKey && sameResults(entry, m, results)) return entry;
   const messages = convert.assistant(m, results, to);
   const own = m.toolCalls.map((call) => results.get(call.id));
-  assistants.set(m, { text: m.text, calls: m.toolCalls.length, to: toKey, results: own, states: own.map(stateOf), messages });
+  const made = { text: m.text, calls: m.toolCalls.length, to: toKey, results: own, states: own.map(stateOf), messages };
+  assistants.set(m, made);
   for (const message of messages) sources.set(message, m);
-  return messages;
+  return made;
 }
 
 function sameResults(entry: AssistantEntry, m: AssistantMessage, results: ReadonlyMap<string, ToolMessage>): boolean {

@@ -235,4 +235,40 @@ describe('per-step context work', () => {
     expect(after).toBe(before);
     expect(after).toBeLessThanOrEqual(12);
   });
+
+  it('looks up only the new messages: the lookups of a step do not grow with the history', async () => {
+    const inner: ModelClient = {
+      config: { baseUrl: 'http://x', model: 'm' },
+      async *stream(): AsyncGenerator<ModelEvent> {
+        yield { type: 'text', text: 'ok' };
+      },
+    };
+    const cost = async (contextLength: number) => {
+      const history: StoredMessage[] = [{ ...base, id: `u${contextLength}`, seq: 0, role: 'user', text: 'Read them all.' }];
+      const client = withContextWindow(inner, { contextLength });
+      const send = async () => {
+        for await (const _ of client.stream({ prompt: toModelPrompt('sys', history), tools: [], signal: new AbortController().signal })) void _;
+      };
+      const lookups = vi.spyOn(WeakMap.prototype, 'get');
+      const stepLookups = async (size: number) => {
+        grow(history, size - (history.length - 1) / 2);
+        await send();
+        grow(history, 1);
+        await send();
+        grow(history, 1);
+        lookups.mockClear();
+        await send();
+        return lookups.mock.calls.length;
+      };
+      const counts = [await stepLookups(100), await stepLookups(300)];
+      lookups.mockRestore();
+      return counts;
+    };
+    // Within the window, and past it (old results shortened, older turns summarized).
+    for (const contextLength of [5_000_000, 30_000]) {
+      const [before, after] = await cost(contextLength);
+      expect(after).toBe(before);
+      expect(after).toBeLessThan(40);
+    }
+  });
 });

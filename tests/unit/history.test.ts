@@ -32,4 +32,49 @@ describe('toModelPrompt', () => {
     ]);
     expect(out[2]).toMatchObject({ role: 'tool', content: [{ output: { type: 'error-text', value: 'boom' } }] });
   });
+
+  it('goes on from the last prompt of a grown history, and sees whatever changed in it', () => {
+    const history: StoredMessage[] = [{ ...base, id: 'u', seq: 0, role: 'user', text: 'Read them.' }];
+    const step = (n: number, result = true) => {
+      history.push({ ...base, id: `a${n}`, seq: 2 * n + 1, role: 'assistant', text: `step ${n}`, status: 'complete', toolCalls: [{ id: `c${n}`, name: 'read', input: { n } }] });
+      if (result) history.push({ ...base, id: `t${n}`, seq: 2 * n + 2, role: 'tool', toolCallId: `c${n}`, toolName: 'read', input: { n }, status: 'done', result: { ok: true, output: { n } } });
+    };
+    const to = { type: 'openai-compatible', model: 'm' };
+    // A fresh array is a fresh build: what the grown one must equal after every change.
+    const same = (system = 'sys', model = to) => {
+      const grown = toModelPrompt(system, history, model);
+      expect(grown).toEqual(toModelPrompt(system, [...history], model));
+      return grown;
+    };
+    for (let n = 1; n <= 5; n++) step(n);
+    const first = same();
+    step(6);
+    const second = same();
+    // The messages it had are handed out again, the same objects.
+    for (let i = 0; i < first.length; i++) expect(second[i]).toBe(first[i]);
+    expect(second).toHaveLength(first.length + 2);
+
+    // Changed in place: an earlier answer's text, an earlier result.
+    (history[3] as Extract<StoredMessage, { role: 'assistant' }>).text = 'edited';
+    expect(JSON.stringify(same())).toContain('edited');
+    (history[4] as Extract<StoredMessage, { role: 'tool' }>).result = { ok: false, code: 'failed', error: 'now an error' };
+    expect(JSON.stringify(same())).toContain('now an error');
+    // A message replaced by another, one taken away, the user's words changed.
+    history[1] = { ...history[1]!, text: 'replaced' } as StoredMessage;
+    expect(JSON.stringify(same())).toContain('replaced');
+    history.pop();
+    expect(JSON.stringify(same().at(-1))).toMatch(/did not run/);
+    (history[0] as Extract<StoredMessage, { role: 'user' }>).text = 'Read them all.';
+    expect(same()[1]).toMatchObject({ content: [{ text: 'Read them all.' }] });
+    // A call's result arriving later, among the new messages: placed with its call.
+    step(7, false);
+    step(8);
+    history.push({ ...base, id: 't7', seq: 99, role: 'tool', toolCallId: 'c7', toolName: 'read', input: {}, status: 'done', result: { ok: true, output: 'late result' } });
+    const late = same();
+    const call = late.findIndex((m) => m.role === 'assistant' && JSON.stringify(m).includes('"c7"'));
+    expect(JSON.stringify(late[call + 1])).toContain('late result');
+    // Another system prompt or model: built again.
+    expect(same('another system')[0]).toEqual({ role: 'system', content: 'another system' });
+    same('sys', { type: 'anthropic', model: 'other' });
+  });
 });
