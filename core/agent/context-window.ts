@@ -145,9 +145,11 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     const budget = max - reserveFor(max);
     const tools = toolsChars(request.tools);
     const tokens = (chars: number) => Math.ceil((chars + tools) / CHARS_PER_TOKEN);
-    const estimate = (p: LanguageModelV3Prompt, sums?: RunningChars) => tokens(sums ? sums.of(p, imageChars) : promptChars(p, imageChars));
+    const estimate = (p: LanguageModelV3Prompt, by?: RunningChars) => tokens(by ? by.of(p, imageChars) : promptChars(p, imageChars));
     let prompt = request.prompt;
-    if (estimate(prompt, running.built) <= budget) return prompt;
+    // The running sums for the kind of prompt `prompt` is.
+    let sums = running.built;
+    if (estimate(prompt, sums) <= budget) return prompt;
     // Nothing in the conversation can make room for the instructions and the tools themselves.
     const fixed = tokens(running.built.systemChars);
     if (fixed > max * 0.9) {
@@ -156,17 +158,18 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
 
     // 1. Old tool results (all but the latest step's) cut short.
     prompt = running.shortenOld.of(prompt);
+    sums = running.old;
     if (!toldShortened) {
       toldShortened = true;
       notify(said('notices.resultsShortened', { max }), true);
     }
-    if (estimate(prompt, running.old) <= budget) return prompt;
+    if (estimate(prompt, sums) <= budget) return prompt;
 
     // 2. Older turns summarized (the conversation's summary, made by an earlier step or run and
     // extended when needed), unless cutting the latest results to a fair share is enough.
     const share = Math.floor(budget * CHARS_PER_TOKEN * LATEST_SHARE);
     // Measured as the prompt less its latest tool message plus that message cut (no new prompt made).
-    const fitsWithLatestCut = (p: LanguageModelV3Prompt, sums: RunningChars) => {
+    const fitsWithLatestCut = (p: LanguageModelV3Prompt) => {
       const latest = lastIndex(p, (m) => m.role === 'tool');
       const whole = sums.of(p, imageChars);
       const m = p[latest];
@@ -174,16 +177,19 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       return tokens(chars) <= budget;
     };
     const system = prompt[0]?.role === 'system' ? 1 : 0;
-    if (!fitsWithLatestCut(prompt, running.old)) {
+    if (!fitsWithLatestCut(prompt)) {
       if (!summary && !recalled) {
         recalled = true;
         summary = await timed('storage', () => recall(request.prompt, system));
       }
       // Only while the messages it stands for are still where they were.
       if (summary && !covers(summary, request.prompt, system)) summary = undefined;
-      if (summary) prompt = withSummary(prompt, system, summary);
+      if (summary) {
+        prompt = withSummary(prompt, system, summary);
+        sums = running.summarized;
+      }
     }
-    if (!fitsWithLatestCut(prompt, summary ? running.summarized : running.old)) {
+    if (!fitsWithLatestCut(prompt)) {
       const made = await summarize(request, shortenLatest(prompt, share), system, budget, budget - fixed);
       if (made) {
         const previous = summary && prompt[system] && isSummaryMessage(prompt[system]!) ? summary.count - 1 : 0;
@@ -191,10 +197,11 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         summary = { count, text: made.text, upTo: sourceOf(request.prompt[system + count - 1])?.id };
         await timed('storage', () => keep(request.prompt, system, summary!));
         prompt = withSummary(running.shortenOld.of(request.prompt), system, summary);
+        sums = running.summarized;
         notify(said('notices.summarized', { max }));
       }
     }
-    if (estimate(prompt, summary ? running.summarized : running.old) <= budget) return prompt;
+    if (estimate(prompt, sums) <= budget) return prompt;
 
     // 3. What is left over for the latest tool results, shared between them.
     const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)));
