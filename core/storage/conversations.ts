@@ -160,7 +160,7 @@ export class ConversationStore {
 
   async delete(id: string): Promise<void> {
     await this.db.transaction('rw', [this.db.conversations, this.db.messages, this.db.traces, this.db.searchIndex], async () => {
-      await this.db.messages.where('[conversationId+seq]').between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
+      await this.db.messages.where('conversationId').equals(id).delete();
       await this.db.traces.where('conversationId').equals(id).delete();
       await this.db.searchIndex.where('[conversationId+part]').between([id, Dexie.minKey], [id, Dexie.maxKey]).delete();
       await this.db.conversations.delete(id);

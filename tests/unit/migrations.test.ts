@@ -157,28 +157,6 @@ describe('IndexedDB migrations', () => {
     db.close();
   });
 
-  it('v7 → v8: messages keep only the [conversationId+seq] index; every message loads as it was, and deleting a conversation still takes its messages', async () => {
-    const name = `migrate-v7-${Math.random()}`;
-    const old = new Dexie(name);
-    applyDbVersions(old, DB_STEPS.filter((s) => s.version <= 7));
-    for (const table of ['conversations', 'messages', 'secrets', 'pluginData', 'permissions', 'traces', 'pluginRecords'] as const) await old.table(table).bulkAdd(v6[table]);
-    old.close();
-    const db = openDb(name);
-    await db.open();
-    expect(db.verno).toBe(DB_VERSION);
-    // What the browser keeps, not only what Dexie declares.
-    const stored = db.backendDB().transaction('messages').objectStore('messages');
-    expect([...stored.indexNames]).toEqual(['[conversationId+seq]']);
-    expect(await db.messages.orderBy('[conversationId+seq]').toArray()).toEqual(v6.messages);
-    for (const table of ['conversations', 'secrets', 'pluginData', 'permissions', 'traces', 'pluginRecords'] as const) expect(await db.table(table).toArray()).toEqual(v6[table]);
-    const store = new ConversationStore(db);
-    const [first, ...others] = v6.conversations.map((c) => c.id);
-    await store.delete(first!);
-    expect((await db.messages.toArray()).map((m) => m.conversationId)).toEqual(v6.messages.filter((m) => m.conversationId !== first).map((m) => m.conversationId));
-    for (const id of others) expect(await store.messages(id)).toHaveLength(v6.messages.filter((m) => m.conversationId === id).length);
-    db.close();
-  });
-
   it('a plugin collection checks each record, migrates old formats on read, and keeps plugins apart', async () => {
     const db = openDb(`collection-${Math.random()}`);
     const schema = z.object({ name: z.string(), steps: z.number() });

@@ -6,7 +6,6 @@ import { dbV4 } from './db-v4-permissions';
 import { dbV5 } from './db-v5-traces';
 import { dbV6 } from './db-v6-plugin-records';
 import { dbV7 } from './db-v7-search-index';
-import { dbV8 } from './db-v8-message-indexes';
 
 /**
  * One step of the IndexedDB schema: its version, the stores as Dexie declares them (only what
@@ -19,7 +18,7 @@ export interface DbStep {
 }
 
 /** Every version, oldest first. Add a step as a new file; never change one that shipped. */
-export const DB_STEPS: DbStep[] = [dbV1, dbV2, dbV3, dbV4, dbV5, dbV6, dbV7, dbV8];
+export const DB_STEPS: DbStep[] = [dbV1, dbV2, dbV3, dbV4, dbV5, dbV6, dbV7];
 
 export const DB_VERSION = DB_STEPS.at(-1)!.version;
 
