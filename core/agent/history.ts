@@ -140,7 +140,7 @@ function cachedUser(m: UserMessage): UserEntry {
   const entry = users.get(m);
   if (entry && entry.text === m.text) return entry;
   const message = convert.user(m);
-  const made = { text: m.text, messages: [message] };
+  const made: UserEntry = { text: m.text, messages: [message] };
   users.set(m, made);
   sources.set(message, m);
   return made;
