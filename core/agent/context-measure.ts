@@ -113,15 +113,10 @@ export function toolsChars(tools: readonly ToolSpec[]): number {
   return total;
 }
 
-/** Every tool message but the last cut to the old-result size. */
-export function shortenOld(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt {
-  const last = lastIndex(prompt, (m) => m.role === 'tool');
-  return prompt.map((m, i) => (m.role === 'tool' && i !== last ? shortenResults(m, OLD_RESULT_CHARS) : m));
-}
-
 /**
- * `shortenOld` of prompts that begin as the last one did: the messages before both prompts'
- * latest tool message are taken from the last one's shortened form.
+ * Every tool message but the last cut to the old-result size, for prompts that begin as the last
+ * one did: the messages before both prompts' latest tool message are taken from the last one's
+ * shortened form.
  */
 export class RunningShortenOld {
   private input: LanguageModelV3Prompt = [];

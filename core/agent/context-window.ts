@@ -250,7 +250,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
     // would keep a tail that does not fit, and every step would summarize again).
     const keep = (room / 2) * CHARS_PER_TOKEN;
     for (let i = body.length - 1; i > 0; i--) {
-      tail += promptChars([body[i]!], imageChars) - 2;
+      tail += charsOf(body[i]!, imageChars);
       if (tail > keep) break;
       if (body[i]!.role !== 'tool') cut = i;
     }
