@@ -2,7 +2,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import { McpReachError } from './guard';
 import { McpSignInNeeded, type McpOAuthProvider } from './oauth';
@@ -193,6 +193,11 @@ export class McpConnection {
 
   get alive(): boolean {
     return !this.closed && !this.lostError;
+  }
+
+  /** A JSON-RPC error: the server's answer to a call, not a sign that the connection is gone. */
+  isServerAnswer(error: unknown): boolean {
+    return error instanceof McpError;
   }
 
   /** The server's tools (every page of `tools/list`, at most `MAX_TOOLS`). */

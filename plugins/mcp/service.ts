@@ -1,10 +1,10 @@
-import { McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { Plugin } from '@/core/registry/types';
 import { english, said, type Said } from '@/core/i18n/catalog';
 import { oneLine, untrusted } from '@/core/registry/untrusted';
 import type { AddressProbe } from '@/core/net/address';
-import { McpConnectError, McpConnection, worded, type McpTransportKind } from './connection';
+import type { McpConnection, McpTransportKind } from './connection';
 import { guardedFetch, type McpReachMode } from './guard';
 import { McpOAuthProvider, type OAuthStore } from './oauth';
 import { nameTools, serverSlug } from './naming';
@@ -270,6 +270,9 @@ export class McpService {
     entry.status = 'connecting';
     this.changed();
     const attempt = (async () => {
+      // The SDK (its protocol's schemas are built as its modules load) is evaluated when a server
+      // first connects, not at every start of the background.
+      const { McpConnection, worded } = await import('./connection');
       const headers = (await this.options.stores.getCredentials(entry.config.id)) ?? {};
       // OAuth only for a server the user gave no credentials: theirs are the answer otherwise.
       const oauthStore = this.options.stores.oauth?.(entry.config.id);
@@ -327,7 +330,7 @@ export class McpService {
         const failure = worded(error, entry.config.url);
         entry.needsSignIn = Boolean(provider && /needs you to sign in/.test(failure.message));
         // Only the settings page may allow an address: a run's refusal is only said.
-        entry.localAsk = interactive && failure instanceof McpConnectError && failure.localOrigin ? failure.localOrigin : entry.localAsk;
+        entry.localAsk = interactive && failure.localOrigin ? failure.localOrigin : entry.localAsk;
         entry.status = 'error';
         setError(entry, failure.said);
         this.changed();
@@ -407,7 +410,7 @@ export class McpService {
       if (signal.aborted) throw error;
       const message = (error as Error).message ?? String(error);
       // A JSON-RPC error is the server's answer; anything else (a network error) may mean it is gone.
-      if (!(error instanceof McpError)) await connection.check();
+      if (!connection.isServerAnswer(error)) await connection.check();
       // The server's words (a JSON-RPC error's message, an HTTP body the SDK quotes): enveloped.
       const said = untrusted(`error from the MCP server "${label}" (${entry.config.url}) calling "${toolName}"`, oneLine(message, 2000));
       if (!connection.alive) {

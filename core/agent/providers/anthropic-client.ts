@@ -1,4 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { anthropic } from './anthropic';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
@@ -17,7 +16,8 @@ export function createAnthropicClient(config: ProviderConfig): ModelClient {
   assertKeyTransport(baseUrl(config), config.apiKey);
   return createSdkClient(config, {
     protocol: 'Anthropic Messages',
-    model: (fetch) => createAnthropic({ baseURL: baseUrl(config), apiKey: config.apiKey ?? '', headers: BROWSER_HEADERS, fetch }).messages(config.model),
+    model: async (fetch) =>
+      (await import('@ai-sdk/anthropic')).createAnthropic({ baseURL: baseUrl(config), apiKey: config.apiKey ?? '', headers: BROWSER_HEADERS, fetch }).messages(config.model),
   });
 }
 

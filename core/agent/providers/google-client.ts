@@ -1,4 +1,3 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
 import { defineProviderClient } from './define';
@@ -17,7 +16,7 @@ export function createGoogleClient(config: ProviderConfig): ModelClient {
   return {
     ...createSdkClient(config, {
       protocol: 'Google Gemini',
-      model: (fetch) => createGoogleGenerativeAI({ baseURL: baseUrl(config), apiKey, fetch }).languageModel(config.model),
+      model: async (fetch) => (await import('@ai-sdk/google')).createGoogleGenerativeAI({ baseURL: baseUrl(config), apiKey, fetch }).languageModel(config.model),
     }),
     contextLength() {
       contextLength ??= fetchJson<GeminiModel>(`${baseUrl(config)}/${modelPath(config.model)}`, { headers: { 'x-goog-api-key': apiKey } })

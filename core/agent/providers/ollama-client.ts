@@ -1,4 +1,3 @@
-import { createOllama } from 'ollama-ai-provider-v2';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
 import { defineProviderClient } from './define';
@@ -57,8 +56,8 @@ export function createOllamaClient(config: ProviderConfig): ModelClient {
   return {
     ...createSdkClient(config, {
       protocol: 'Ollama',
-      model: (fetch) =>
-        createOllama({ baseURL: `${ollamaRoot(config.baseUrl)}/api`, headers: authHeaders(config), fetch }).chat(config.model),
+      model: async (fetch) =>
+        (await import('ollama-ai-provider-v2')).createOllama({ baseURL: `${ollamaRoot(config.baseUrl)}/api`, headers: authHeaders(config), fetch }).chat(config.model),
       // The package drops lines it cannot parse; a stream without its `"done": true` line was cut or garbled.
       incomplete: (finish) => finish.finishReason.raw === undefined && finish.finishReason.unified === 'other',
       async providerOptions() {

@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
@@ -13,8 +12,8 @@ export function createOpenAICompatibleClient(config: ProviderConfig): ModelClien
   assertKeyTransport(config.baseUrl, config.apiKey);
   return createSdkClient(config, {
     protocol: 'OpenAI Chat Completions',
-    model: (fetch) =>
-      createOpenAICompatible({
+    model: async (fetch) =>
+      (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: trimUrl(config.baseUrl),
         apiKey: config.apiKey || undefined,

@@ -65,8 +65,12 @@ const MAX_RETRIES = 1;
 const RETRY_DELAY_MS = 2000;
 
 export interface SdkClientOptions {
-  /** Builds the SDK model with a fetch that honours the request hooks. */
-  model(fetch: typeof globalThis.fetch): LanguageModelV3;
+  /**
+   * Builds the SDK model with a fetch that honours the request hooks; called at the first request.
+   * A client imports its provider package here (`await import(…)`): the background's bundle then
+   * evaluates a package only when a profile of its type first sends, not at every worker start.
+   */
+  model(fetch: typeof globalThis.fetch): Promise<LanguageModelV3>;
   /** Provider-specific options of every request (Ollama's `num_ctx`…). */
   providerOptions?(): Promise<SharedV3ProviderOptions | undefined>;
   /** What the protocol is called in error messages. */
@@ -85,10 +89,11 @@ export interface SdkClientOptions {
  */
 export function createSdkClient(config: ProviderConfig, options: SdkClientOptions): ModelClient {
   let hooks: RequestHooks | undefined;
-  const model = options.model(timedFetch(() => hooks));
+  let built: Promise<LanguageModelV3> | undefined;
 
   async function open(request: ModelRequest) {
     const tools = functionTools(request.tools);
+    const model = await (built ??= options.model(timedFetch(() => hooks)));
     const providerOptions = await options.providerOptions?.();
     for (let attempt = 0; ; attempt++) {
       hooks = { timings: request.timings, beforeSend: request.beforeSend, sent: request.sent, trace: request.trace };
