@@ -88,17 +88,20 @@ function baselines({ url, n }) {
 
 /**
  * The marks the background sets on its own clock (core/background/service.ts): when `main()` ran
- * (the script evaluated) and when start-up was done, from the start of the running worker.
+ * (the script evaluated) and when start-up was done, from the start of the running worker
+ * (`origin`: when it started, on the browser's clock, as the page's click stamps).
  */
 async function workerMarks(h) {
   const worker = h.context.serviceWorkers().at(-1);
-  if (!worker) return { main: NaN, started: NaN };
+  const none = { origin: NaN, main: NaN, started: NaN };
+  if (!worker) return none;
   return worker
     .evaluate(() => ({
+      origin: performance.timeOrigin,
       main: performance.getEntriesByName('sidequest:main')[0]?.startTime ?? NaN,
       started: performance.getEntriesByName('sidequest:started')[0]?.startTime ?? NaN,
     }))
-    .catch(() => ({ main: NaN, started: NaN }));
+    .catch(() => none);
 }
 
 async function measure(browserName) {
@@ -110,6 +113,8 @@ async function measure(browserName) {
     await sidebar.evaluate(installClickStamp);
     let clock = await clockOffset(sidebar);
 
+    /** The last Send's click and the request's arrival, on the page's clock. */
+    let last = { clickAt: NaN, arrivedAt: NaN };
     /** One Send: returns click → request arrived (ms), or NaN if no request came. */
     const sendOnce = async (text, { fresh }) => {
       if (fresh) await sidebar.click('button', 'New conversation');
@@ -123,7 +128,8 @@ async function measure(browserName) {
       await waitForIdle(sidebar);
       const clickAt = await sidebar.evaluate((i) => globalThis.__sendClicks[i], clicks);
       if (!request || clickAt === undefined) return NaN;
-      return performance.timeOrigin + request.receivedAt - (clickAt - clock.offset);
+      last = { clickAt, arrivedAt: performance.timeOrigin + request.receivedAt + clock.offset };
+      return last.arrivedAt - clickAt;
     };
 
     // One unreported warm-up of each path.
@@ -136,15 +142,17 @@ async function measure(browserName) {
       followUp.push(await sendOnce(`Follow-up ${i + 1}`, { fresh: false }));
     }
     const cold = [];
-    const coldMarks = { main: [], started: [] };
+    const coldParts = { woken: [], main: [], started: [], sent: [] };
     if (browserName === 'chromium') {
       for (let i = 0; i < COLD_RUNS; i++) {
         await sidebar.click('button', 'New conversation');
         await h.stopBackground();
         cold.push(await sendOnce(`After a stop ${i + 1}`, { fresh: false }));
         const marks = await workerMarks(h);
-        coldMarks.main.push(marks.main);
-        coldMarks.started.push(marks.started);
+        coldParts.woken.push(marks.origin - last.clickAt);
+        coldParts.main.push(marks.main);
+        coldParts.started.push(marks.started - marks.main);
+        coldParts.sent.push(last.arrivedAt - (marks.origin + marks.started));
         // The page's own clock offset again (a stopped worker does not move it, but the tab may have slept).
         clock = await clockOffset(sidebar);
       }
@@ -161,8 +169,10 @@ async function measure(browserName) {
       ...(cold.length
         ? [
             row('Send after the service worker was stopped', cold, '≤ 60 ms'),
-            row('  of it: worker start → main() (background.js evaluated)', coldMarks.main, ''),
-            row('  of it: worker start → start-up done', coldMarks.started, ''),
+            row('  of it: click → the worker starts', coldParts.woken, ''),
+            row('  of it: worker start → main() (background.js compiled and evaluated)', coldParts.main, ''),
+            row('  of it: main() → start-up done', coldParts.started, ''),
+            row('  of it: start-up done → request arrives', coldParts.sent, ''),
           ]
         : [['Send after the background was stopped', 0, 'n/a: Firefox MV2 keeps its background page', '', '', '']]),
       row('bare runtime.sendMessage round trip (baseline)', base.message, ''),

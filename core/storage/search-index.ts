@@ -110,8 +110,12 @@ export class SearchIndex {
 
   /**
    * At start: goes on with the build (after the v7 migration) in batches, newest first, then
-   * catches up with whatever changed since the watermark. Resolves when done; the background does
-   * not wait for it.
+   * catches up with whatever changed since the watermark. The catch-up only notes those
+   * conversations, as a save does: they are indexed a moment later (`INDEX_DELAY_MS`), or before
+   * a search that comes first. Indexing them at once held the conversations and messages for
+   * 25–35 ms (a long conversation: longer), and the send that woke the background waited for it
+   * (bench/README.md, round 7 of issue 22). Resolves when the build is done and the catch-up
+   * noted; the background does not wait for it.
    */
   async resume(): Promise<void> {
     let meta = await this.meta();
@@ -133,7 +137,6 @@ export class SearchIndex {
     const changed = await this.db.conversations.where('updatedAt').aboveOrEqual(since).primaryKeys();
     const running = await this.db.conversations.where('status').equals('running').primaryKeys();
     for (const id of new Set([...changed, ...running])) this.note(id);
-    await this.flush();
   }
 
   /**

@@ -114,6 +114,23 @@ describe('the search index', () => {
     expect(await next.search('quokka')).toEqual([c.id]);
   });
 
+  it('the catch-up at start only notes what it found: nothing is written until a moment later or a search, so the send that woke the background does not wait for it', async () => {
+    const db = freshDb();
+    const store = new ConversationStore(db);
+    const c = await conversationWith(store, 'Old', ['before']);
+    await store.index.flush();
+    const lost = await store.prepare({ role: 'user', conversationId: c.id, text: 'quokka' });
+    await db.messages.put(lost);
+    await store.update(c.id, { status: 'interrupted' });
+    const rowsBefore = await db.searchIndex.toArray();
+    const next = new ConversationStore(db);
+    await next.index.resume();
+    expect(await db.searchIndex.toArray()).toEqual(rowsBefore);
+    // A search comes first: it indexes what was noted before it answers.
+    expect(await next.search('quokka')).toEqual([c.id]);
+    expect((await db.searchIndex.toArray()).some((row) => row.tokens.includes('quokka'))).toBe(true);
+  });
+
   it('a database upgraded with conversations is built in batches, newest first, resuming where it stopped; search scans meanwhile', async () => {
     const db = freshDb();
     const store = new ConversationStore(db);
