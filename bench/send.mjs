@@ -12,6 +12,9 @@
 //   worker stopped through the DevTools protocol (`ServiceWorker.stopAllWorkers`, the harness's
 //   `stopBackground`), then Send at once. Firefox's MV2 background page is persistent: it cannot
 //   be stopped short of reloading the add-on (which closes the sidebar), so Firefox is measured warm.
+//   Each cold send is split by the worker's own marks (core/background/service.ts) and its
+//   `performance.timeOrigin`: click → the worker starts → `main()` runs (background.js fetched,
+//   compiled and evaluated) → start-up done (what every handler waits for) → the request arrives.
 // - Baselines in the same page and run: a bare `runtime.sendMessage` round trip to the background
 //   (a message no handler takes), and a fetch from the page to the model server (`GET /models`).
 
