@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importArchive } from '@/core/data/store';
 import { makeArchive } from '@/core/data/archive';
 import { ConversationStore } from '@/core/storage/conversations';
-import { openDb, type Conversation, type StoredMessage } from '@/core/storage/db';
+import { openDb, type Conversation, type SidequestDb, type StoredMessage } from '@/core/storage/db';
 import { INDEX_DELAY_MS, PART_SIZE } from '@/core/storage/search-index';
 import { findConversations } from '@/core/storage/search-query';
 import { MAX_QUERY_TERMS, queryTerms, tokenize } from '@/core/storage/search-tokens';
@@ -99,35 +99,31 @@ describe('the search index', () => {
     expect((await store.db.searchMeta.get('state'))?.watermark).toBeGreaterThan(0);
   });
 
-  it('a change whose indexing was lost (the background stopped) is caught up at the next start from the watermark', async () => {
+  /** A save whose note never became a write (the background stopped before the batch ran); then the next start: a new store on the same database. */
+  async function lostSave(): Promise<{ db: SidequestDb; id: string; next: ConversationStore }> {
     const db = freshDb();
     const store = new ConversationStore(db);
     const c = await conversationWith(store, 'Old', ['before']);
     await store.index.flush();
-    // A save whose note never becomes a write: the background stops before the batch runs.
     const lost = await store.prepare({ role: 'user', conversationId: c.id, text: 'quokka' });
     await db.messages.put(lost);
     await store.update(c.id, { status: 'interrupted' });
-    // The next start: a new store on the same database.
-    const next = new ConversationStore(db);
+    return { db, id: c.id, next: new ConversationStore(db) };
+  }
+
+  it('a change whose indexing was lost (the background stopped) is caught up at the next start from the watermark', async () => {
+    const { id, next } = await lostSave();
     await next.index.resume();
-    expect(await next.search('quokka')).toEqual([c.id]);
+    expect(await next.search('quokka')).toEqual([id]);
   });
 
   it('the catch-up at start only notes what it found: nothing is written until a moment later or a search, so the send that woke the background does not wait for it', async () => {
-    const db = freshDb();
-    const store = new ConversationStore(db);
-    const c = await conversationWith(store, 'Old', ['before']);
-    await store.index.flush();
-    const lost = await store.prepare({ role: 'user', conversationId: c.id, text: 'quokka' });
-    await db.messages.put(lost);
-    await store.update(c.id, { status: 'interrupted' });
+    const { db, id, next } = await lostSave();
     const rowsBefore = await db.searchIndex.toArray();
-    const next = new ConversationStore(db);
     await next.index.resume();
     expect(await db.searchIndex.toArray()).toEqual(rowsBefore);
     // A search comes first: it indexes what was noted before it answers.
-    expect(await next.search('quokka')).toEqual([c.id]);
+    expect(await next.search('quokka')).toEqual([id]);
     expect((await db.searchIndex.toArray()).some((row) => row.tokens.includes('quokka'))).toBe(true);
   });
 
