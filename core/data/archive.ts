@@ -30,17 +30,6 @@ export interface Archive {
   conversations: ArchiveEntry[];
 }
 
-const id = z.string().min(1).max(200);
-const time = z.number().finite().nonnegative();
-const text = z.string().max(5_000_000);
-const short = z.string().max(2_000);
-
-const usage = z.object({
-  inputTokens: z.number().finite().nonnegative().optional(),
-  outputTokens: z.number().finite().nonnegative().optional(),
-  costUsd: z.number().finite().nonnegative().optional(),
-});
-
 /** Translatable words (`Said`): a key, values that are text, numbers or words, at most 4 levels deep. */
 function isSaidShape(value: unknown, depth = 0): boolean {
   if (depth > 4 || !value || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -59,85 +48,105 @@ function isSaidShape(value: unknown, depth = 0): boolean {
     )
   );
 }
-const saidSchema = z.custom<Said>((value) => isSaidShape(value), { message: 'not translatable words (key, params)' });
 
-const runError = z.object({
-  kind: z.string().max(40),
-  message: text,
-  said: saidSchema.optional(),
-  status: z.number().optional(),
-  detail: text.optional(),
-});
+/**
+ * The archive's schema, built when a file is first read, not as the module loads: the background
+ * imports this module at every start of its worker, and only an import reads a file
+ * (bench/README.md, round 7 of issue 22).
+ */
+function buildArchiveSchema() {
+  const id = z.string().min(1).max(200);
+  const time = z.number().finite().nonnegative();
+  const text = z.string().max(5_000_000);
+  const short = z.string().max(2_000);
 
-const conversationSchema = z.object({
-  id,
-  title: z.string().max(200),
-  titleEdited: z.boolean().optional(),
-  createdAt: time,
-  updatedAt: time,
-  status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget', 'loop']),
-  error: runError.optional(),
-  model: short.optional(),
-  // `actWithoutAsking` is read but never imported: a file must not switch the approvals off. Nor does
-  // a file grant anything ahead: `grantedAhead` is not in this schema, so it is dropped.
-  actWithoutAsking: z.boolean().optional(),
-  budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
-  loop: saidSchema.optional(),
-  // `contextSummary` (the model's summary made to fit its context window) is derived data: not
-  // written, and dropped on import (not in this schema); a conversation's next run makes it again.
-});
+  const usage = z.object({
+    inputTokens: z.number().finite().nonnegative().optional(),
+    outputTokens: z.number().finite().nonnegative().optional(),
+    costUsd: z.number().finite().nonnegative().optional(),
+  });
 
-// A tool call's provider metadata (Gemini's thought signature), sent back to its own provider type and model only.
-const callMetadata = z.object({
-  type: short,
-  model: short,
-  value: z.record(z.string().max(200), z.record(z.string().max(200), z.unknown())).refine((v) => JSON.stringify(v).length <= 65_536, 'too large'),
-});
+  const saidSchema = z.custom<Said>((value) => isSaidShape(value), { message: 'not translatable words (key, params)' });
 
-const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };
-
-const toolResult = z.union([
-  z.object({ ok: z.literal(true), output: z.unknown(), truncated: z.boolean().optional() }),
-  z.object({ ok: z.literal(false), error: text, code: z.string().max(40) }),
-]);
-
-const messageSchema = z.discriminatedUnion('role', [
-  z.object({ ...base, role: z.literal('user'), text }),
-  z.object({
-    ...base,
-    role: z.literal('assistant'),
-    text,
-    status: z.enum(['streaming', 'complete', 'stopped', 'interrupted', 'error']),
-    toolCalls: z.array(z.object({ id, name: short, input: z.unknown(), invalid: short.optional(), providerMetadata: callMetadata.optional() })).max(1000),
-    model: short.optional(),
-    usage: usage.optional(),
-    notice: z.enum(['prompted-tools', 'context']).optional(),
+  const runError = z.object({
+    kind: z.string().max(40),
+    message: text,
     said: saidSchema.optional(),
-    by: saidSchema.optional(),
-  }),
-  z.object({
-    ...base,
-    role: z.literal('tool'),
-    toolCallId: id,
-    toolName: short,
-    input: z.unknown(),
-    status: z.enum(['running', 'done', 'error', 'interrupted']),
-    result: toolResult.optional(),
-    pluginId: short.optional(),
-    origin: short.optional(),
-    durationMs: z.number().finite().nonnegative().optional(),
-    activity: z.unknown().optional(),
-  }),
-]);
+    status: z.number().optional(),
+    detail: text.optional(),
+  });
 
-const archiveSchema = z.object({
-  format: z.literal(ARCHIVE_FORMAT),
-  version: z.literal(ARCHIVE_VERSION),
-  exportedAt: z.string().max(100),
-  conversations: z
-    .array(z.object({ conversation: conversationSchema, messages: z.array(messageSchema).max(200_000) }))
-    .max(100_000),
-});
+  const conversationSchema = z.object({
+    id,
+    title: z.string().max(200),
+    titleEdited: z.boolean().optional(),
+    createdAt: time,
+    updatedAt: time,
+    status: z.enum(['idle', 'running', 'stopped', 'interrupted', 'error', 'step_limit', 'budget', 'loop']),
+    error: runError.optional(),
+    model: short.optional(),
+    // `actWithoutAsking` is read but never imported: a file must not switch the approvals off. Nor does
+    // a file grant anything ahead: `grantedAhead` is not in this schema, so it is dropped.
+    actWithoutAsking: z.boolean().optional(),
+    budget: z.object({ used: z.number().finite().nonnegative(), limit: z.number().finite().nonnegative() }).optional(),
+    loop: saidSchema.optional(),
+    // `contextSummary` (the model's summary made to fit its context window) is derived data: not
+    // written, and dropped on import (not in this schema); a conversation's next run makes it again.
+  });
+
+  // A tool call's provider metadata (Gemini's thought signature), sent back to its own provider type and model only.
+  const callMetadata = z.object({
+    type: short,
+    model: short,
+    value: z.record(z.string().max(200), z.record(z.string().max(200), z.unknown())).refine((v) => JSON.stringify(v).length <= 65_536, 'too large'),
+  });
+
+  const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };
+
+  const toolResult = z.union([
+    z.object({ ok: z.literal(true), output: z.unknown(), truncated: z.boolean().optional() }),
+    z.object({ ok: z.literal(false), error: text, code: z.string().max(40) }),
+  ]);
+
+  const messageSchema = z.discriminatedUnion('role', [
+    z.object({ ...base, role: z.literal('user'), text }),
+    z.object({
+      ...base,
+      role: z.literal('assistant'),
+      text,
+      status: z.enum(['streaming', 'complete', 'stopped', 'interrupted', 'error']),
+      toolCalls: z.array(z.object({ id, name: short, input: z.unknown(), invalid: short.optional(), providerMetadata: callMetadata.optional() })).max(1000),
+      model: short.optional(),
+      usage: usage.optional(),
+      notice: z.enum(['prompted-tools', 'context']).optional(),
+      said: saidSchema.optional(),
+      by: saidSchema.optional(),
+    }),
+    z.object({
+      ...base,
+      role: z.literal('tool'),
+      toolCallId: id,
+      toolName: short,
+      input: z.unknown(),
+      status: z.enum(['running', 'done', 'error', 'interrupted']),
+      result: toolResult.optional(),
+      pluginId: short.optional(),
+      origin: short.optional(),
+      durationMs: z.number().finite().nonnegative().optional(),
+      activity: z.unknown().optional(),
+    }),
+  ]);
+
+  return z.object({
+    format: z.literal(ARCHIVE_FORMAT),
+    version: z.literal(ARCHIVE_VERSION),
+    exportedAt: z.string().max(100),
+    conversations: z
+      .array(z.object({ conversation: conversationSchema, messages: z.array(messageSchema).max(200_000) }))
+      .max(100_000),
+  });
+}
+let archiveSchema: ReturnType<typeof buildArchiveSchema> | undefined;
 
 /** An import that cannot be done, in words that say what is wrong with the file. */
 export class ImportError extends SaidError {
@@ -179,7 +188,7 @@ export function parseArchive(textOfFile: string): Archive {
       ? new ImportError('errors.import.newerVersion', { version: String(head.version), expected: ARCHIVE_VERSION })
       : new ImportError('errors.import.wrongVersion', { version: describe(head.version), expected: ARCHIVE_VERSION });
   }
-  const parsed = archiveSchema.safeParse(raw);
+  const parsed = (archiveSchema ??= buildArchiveSchema()).safeParse(raw);
   if (!parsed.success) throw new ImportError('errors.import.invalid', { issues: describeIssues(parsed.error.issues) });
   const seen = new Set<string>();
   const messageIds = new Set<string>();
