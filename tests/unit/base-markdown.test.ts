@@ -29,6 +29,26 @@ describe('BaseMarkdown', () => {
     wrapper.unmount();
   });
 
+  it('patches the open end in place: a growing table keeps its elements, frame after frame', async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => `| cell ${i} | value ${i} |`).join('\n');
+    const text = `Intro.\n\n| a | b |\n|---|---|\n${rows}`;
+    const start = text.indexOf('| cell 0');
+    const wrapper = mount(BaseMarkdown, { props: { text: text.slice(0, start + 3) } });
+    const el = wrapper.element as HTMLElement;
+    await frame();
+    const table = el.querySelector('table');
+    const firstCell = el.querySelector('tbody td');
+    expect(table).not.toBeNull();
+    for (let end = start + 10; end <= text.length; end += 7) {
+      await wrapper.setProps({ text: text.slice(0, end) });
+      await frame();
+      expect(el.innerHTML).toBe(renderMarkdown(text.slice(0, end)));
+      expect(el.querySelector('table')).toBe(table);
+      expect(el.querySelector('tbody td')).toBe(firstCell);
+    }
+    wrapper.unmount();
+  });
+
   it('renders several changes within one frame once, with the latest text', async () => {
     const wrapper = mount(BaseMarkdown, { props: { text: 'a' } });
     await wrapper.setProps({ text: 'a b' });
