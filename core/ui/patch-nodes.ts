@@ -28,10 +28,15 @@ function patchNode(current: Node, next: Node): void {
   }
   const el = current as Element;
   const want = next as Element;
+  // Most of Markdown's elements (p, li, td, strong…) have none: skip the lists then.
+  if (el.hasAttributes() || want.hasAttributes()) syncAttributes(el, want);
+  patchNodes(el, 0, next.childNodes);
+}
+
+function syncAttributes(el: Element, want: Element): void {
   for (const name of el.getAttributeNames()) if (!want.hasAttribute(name)) el.removeAttribute(name);
   for (const name of want.getAttributeNames()) {
     const value = want.getAttribute(name)!;
     if (el.getAttribute(name) !== value) el.setAttribute(name, value);
   }
-  patchNodes(el, 0, next.childNodes);
 }
