@@ -4,6 +4,9 @@ import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common
 import { defineProviderClient } from './define';
 import { createSdkClient } from './sdk';
 
+/** How a chunk that ends with the stream's last event ends: after it only the end of the body is left. */
+export const LAST_EVENT = /(^|\n)data: ?\[DONE\]\r?\n(\r?\n)?$/;
+
 /**
  * A client for any OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, DeepSeek,
  * LM Studio, vLLM, Ollama's `/v1`), through `@ai-sdk/openai-compatible`.
@@ -12,6 +15,7 @@ export function createOpenAICompatibleClient(config: ProviderConfig): ModelClien
   assertKeyTransport(config.baseUrl, config.apiKey);
   return createSdkClient(config, {
     protocol: 'OpenAI Chat Completions',
+    lastEvent: LAST_EVENT,
     model: async (fetch) =>
       (await import('@ai-sdk/openai-compatible')).createOpenAICompatible({
         name: 'openai-compatible',
