@@ -20,7 +20,7 @@ export interface RequestHooks {
  *
  * `lastEvent`: how the wire format's last event ends a chunk (OpenAI's `data: [DONE]`). The body
  * given to the package then ends there, without waiting for the end of the HTTP body, which the
- * browser delivers as one more event (0.2 ms in Chromium, ≈ 1 ms in Firefox, bench/README.md round
+ * browser delivers as one more event (0.3 ms in Chromium, ≈ 1 ms in Firefox, bench/README.md round
  * 8); what follows is still read (and traced), so the connection can be used again.
  */
 export function timedFetch(hooks: () => RequestHooks | undefined, lastEvent?: RegExp): typeof fetch {
