@@ -42,6 +42,15 @@ export interface BuiltinPlugin<Service = any> {
   setup?(ctx: PluginContext): PluginSetup<Service> | void;
 }
 
+export interface StartupOptions {
+  /**
+   * Runs once every other start-up task is done: for work that acts with what the others
+   * registered and read (a due skill's run must see the MCP servers' tools and the remembered
+   * permissions).
+   */
+  last?: boolean;
+}
+
 export interface PluginSetup<Service> {
   service?: Service;
   dispose?(): void;
@@ -94,8 +103,11 @@ export interface PluginContext {
   gate: ToolGate;
   /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */
   offscreen: typeof runOffscreenJob;
-  /** Work to do once at start-up, after the plugin states are loaded; handlers wait for it. */
-  onStartup(task: () => Promise<void> | void): void;
+  /**
+   * Work to do once at start-up, after the plugin states are loaded; handlers wait for it. Start-up
+   * tasks run side by side; `last` puts one after all the others (it acts on what they loaded).
+   */
+  onStartup(task: () => Promise<void> | void, options?: StartupOptions): void;
   /** Conversation lifecycle. */
   conversations: {
     /** A conversation is being deleted (its run has stopped): drop what the plugin keeps for it. */

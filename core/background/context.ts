@@ -8,7 +8,7 @@ import { ApprovalGate, type PendingApproval, type TabView } from '@/core/approva
 import { localeOf } from '@/core/i18n/locales';
 import { onMessage, type ProtocolMap } from '@/core/messaging/protocol';
 import { ConfiguredOrigins } from '@/core/net/configured-origins';
-import type { BuiltinPlugin } from '@/core/plugin';
+import type { BuiltinPlugin, StartupOptions } from '@/core/plugin';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ToolRegistry } from '@/core/registry/registry';
 import { ConversationStore } from '@/core/storage/conversations';
@@ -99,8 +99,12 @@ export interface BackgroundContext {
    * is done. Two handlers for one message throw. Returns the function that removes the handler.
    */
   handle<K extends keyof ProtocolMap>(type: K, handler: Handler<K>): () => void;
-  /** Work to do once at start-up, in the order given, after the plugin switches are read; handlers wait for it. */
-  onStartup(task: () => Promise<void> | void): void;
+  /**
+   * Work to do once at start-up, after the plugin switches are read; handlers wait for it. The
+   * tasks run side by side (each is mostly storage reads and browser calls); one marked `last`
+   * runs once every other task is done (it acts on what they loaded and registered).
+   */
+  onStartup(task: () => Promise<void> | void, options?: StartupOptions): void;
   /** A conversation's run has ended (any way: done, stopped, failed, a limit). */
   readonly runEnded: Moment<[conversationId: string]>;
   /** A conversation is going away (its run has stopped): drop what is kept for it. */
@@ -210,7 +214,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   });
 
   const handled = new Set<string>();
-  const startupTasks: Array<() => Promise<void> | void> = [];
+  const startupTasks: Array<{ task: () => Promise<void> | void; last: boolean }> = [];
   let ready: Promise<void> | undefined;
   const conversationDeleted = new Moment<[string]>('a plugin failed to forget a deleted conversation');
 
@@ -250,7 +254,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     getModelClient,
     getMaxSteps,
     handle,
-    onStartup: (task) => void startupTasks.push(task),
+    onStartup: (task, { last = false } = {}) => void startupTasks.push({ task, last }),
     runEnded,
     conversationDeleted,
     allDataDeleted,
@@ -270,7 +274,10 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
       // Everything that reads settings or storage waits for start-up to finish.
       ready ??= (async () => {
         await registry.loadState();
-        for (const task of startupTasks) await task();
+        // Side by side, not one after another: a cold start waits for the longest, not the sum.
+        const run = (last: boolean) => Promise.all(startupTasks.filter((t) => t.last === last).map(async (t) => t.task()));
+        await run(false);
+        await run(true);
       })();
       ready.catch((error) => console.error('[sidequest] background start-up failed', error));
       return ready;

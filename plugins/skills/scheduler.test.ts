@@ -270,6 +270,27 @@ describe('the scheduler', () => {
     expect(h.badge.at(-1)).toBe(0);
   });
 
+  it('a restart counts the finished runs not seen on the badge again without writing the runs back (unless there are too many)', async () => {
+    const first = harness([skill({ schedule: daily(NOW - HOUR) })]);
+    await first.startUp();
+    await first.runEnded('conv1');
+    first.scheduler.dispose();
+    const second = harness([...first.saved.values()], first.db);
+    const put = vi.spyOn(second.db.pluginData, 'put');
+    await second.startUp();
+    expect(second.badge).toEqual([1]);
+    expect(put).not.toHaveBeenCalled();
+    second.scheduler.dispose();
+
+    // More runs than are kept: the start-up cuts the list and writes it.
+    const many = Array.from({ length: 205 }, (_, i) => ({ conversationId: `c${i}`, skillId: 's1', skill: 'orders', finished: true, seen: true }));
+    await second.db.pluginData.put({ key: 'skills/scheduledRuns', value: many });
+    const third = harness([...first.saved.values()], first.db);
+    await third.startUp();
+    const rows = await third.db.pluginData.toArray();
+    expect(rows.find((r) => r.key === 'skills/scheduledRuns')?.value).toHaveLength(200);
+  });
+
   it('skills/uses: the tools and sites of the steps, $tab sites from the step that opened it, the user\'s tab with a note', async () => {
     const h = harness([skill()]);
     await h.startUp();

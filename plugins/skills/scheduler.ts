@@ -112,9 +112,9 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
     else await browser.alarms.create(name, { when: next });
   }
 
-  /** Every scheduled skill's alarm as its `next` says, and none for a skill that is gone. */
-  async function sync(): Promise<void> {
-    const all = await skills.list();
+  /** Every scheduled skill's alarm as its `next` says, and none for a skill that is gone. `known`: the skills as just read. */
+  async function sync(known?: Skill[]): Promise<void> {
+    const all = known ?? (await skills.list());
     const ids = new Set(all.filter((s) => s.schedule?.next !== undefined).map((s) => s.id));
     for (const alarm of [...(await browser.alarms.getAll())]) {
       if (alarm.name.startsWith(ALARM_PREFIX) && !ids.has(alarm.name.slice(ALARM_PREFIX.length))) await browser.alarms.clear(alarm.name);
@@ -160,17 +160,20 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
   let runsLock: Promise<unknown> = Promise.resolve();
   /**
    * Reads the runs, lets `change` edit the list, and writes it back (with the badge) unless it
-   * returned false: one change at a time (an ask and a run's end may come together).
+   * returned false: one change at a time (an ask and a run's end may come together). `reading`:
+   * the change edits nothing; the list is written only if it had to be cut to `MAX_RUNS`.
    */
-  function editRuns(change: (list: ScheduledRun[]) => boolean | void): Promise<void> {
+  function editRuns(change: (list: ScheduledRun[]) => boolean | void, { reading = false } = {}): Promise<void> {
     const done = runsLock.then(async () => {
       const list = await runs.getValue();
       if (change(list) === false) return;
+      let cut = false;
       while (list.length > MAX_RUNS) {
         const old = list.findIndex((r) => r.seen || r.finished);
         list.splice(old >= 0 ? old : 0, 1);
+        cut = true;
       }
-      await runs.setValue(list);
+      if (!reading || cut) await runs.setValue(list);
       ctx.setBadgeCount(list.filter((r) => r.finished && !r.seen).length);
     });
     runsLock = done.catch(() => undefined);
@@ -216,24 +219,31 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
   ctx.onStartup(async () => {
     try {
       const at = now();
-      for (const skill of await skills.list()) {
+      const all = await skills.list();
+      let changed = false;
+      for (const skill of all) {
         const schedule = skill.schedule;
         if (!schedule) continue;
         const { due, next } = dueAtStart(schedule, at);
-        if (due) await serial(() => runIfDue(skill.id, true));
-        else if (next !== schedule.next) {
+        if (due) {
+          changed = true;
+          await serial(() => runIfDue(skill.id, true));
+        } else if (next !== schedule.next) {
+          changed = true;
           const { next: _was, ...rest } = schedule;
           await skills.put({ ...skill, schedule: { ...rest, ...(next === undefined ? {} : { next }) } });
         }
       }
-      await serial(sync);
-      await editRuns(() => undefined);
+      await serial(() => sync(changed ? undefined : all));
+      // A new worker's badge counter starts empty: the finished runs not seen are counted again.
+      await editRuns(() => undefined, { reading: true });
     } catch (error) {
       console.error('[sidequest] skills: the schedules could not be checked at start-up:', error);
     } finally {
       markReady();
     }
-  });
+    // After the others: a due skill's run must see the MCP servers' tools and the remembered permissions.
+  }, { last: true });
 
   ctx.conversations.onRunEnd((conversationId) => finished(conversationId));
   ctx.conversations.onDeleted(async (conversationId) => {
@@ -300,6 +310,6 @@ export function startScheduler(ctx: PluginContext, skills: SkillStore, options: 
       browser.alarms.onAlarm.removeListener(onAlarm);
       browser.notifications.onClicked.removeListener(onClicked);
     },
-    sync: () => serial(sync),
+    sync: () => serial(() => sync()),
   };
 }

@@ -80,6 +80,45 @@ describe('startBackground', () => {
     expect(() => startBackground({ plugins: [greedy] })).toThrow('Two handlers for the message "listConversations".');
   });
 
+  it('runs the start-up tasks side by side, those marked last after all the others, and a failing plugin task holds nothing', async () => {
+    const order: string[] = [];
+    let bStarted!: () => void;
+    const bHasStarted = new Promise<void>((resolve) => (bStarted = resolve));
+    const probe = (id: string, setup: BuiltinPlugin['setup']): BuiltinPlugin => ({ id, name: id, description: '', tools: [], setup });
+    const plugins = [
+      // Last, though listed first: it runs once every other task is done.
+      probe('late', (ctx) => ctx.onStartup(async () => void order.push('late'), { last: true })),
+      // Waits for b to start: one after another it would give up after 200 ms and end first.
+      probe('a', (ctx) =>
+        ctx.onStartup(async () => {
+          order.push('a:start');
+          await Promise.race([bHasStarted, new Promise((resolve) => setTimeout(resolve, 200))]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          order.push('a:end');
+        }),
+      ),
+      probe('b', (ctx) =>
+        ctx.onStartup(async () => {
+          order.push('b:start');
+          bStarted();
+          order.push('b:end');
+        }),
+      ),
+      probe('broken', (ctx) =>
+        ctx.onStartup(async () => {
+          throw new Error('boom');
+        }),
+      ),
+    ];
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const background = startBackground({ plugins });
+    await background.ready;
+    expect(order).toEqual(['a:start', 'b:start', 'b:end', 'a:end', 'late']);
+    expect(error).toHaveBeenCalledWith('[sidequest] the start-up task of the plugin broken failed', expect.any(Error));
+    error.mockRestore();
+    background.dispose();
+  });
+
   it('tells plugins when a run ends and lets them stop a run (conversations.onRunEnd, conversations.stop)', async () => {
     let seen: PluginContext | undefined;
     const ended: string[] = [];

@@ -63,9 +63,12 @@ export function timedFetch(hooks: () => RequestHooks | undefined, lastEvent?: Re
   };
 }
 
+/** One for every body: without `stream`, each call decodes on its own. */
+const endDecoder = new TextDecoder();
+
 /** The last characters of a chunk (enough for any `lastEvent`), decoded. */
 function chunkEnd(chunk: Uint8Array): string {
-  return new TextDecoder().decode(chunk.length > 64 ? chunk.subarray(chunk.length - 64) : chunk);
+  return endDecoder.decode(chunk.length > 64 ? chunk.subarray(chunk.length - 64) : chunk);
 }
 
 /** Reads a body to its end after its last event (normally nothing is left but the end itself). */

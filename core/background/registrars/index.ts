@@ -11,9 +11,10 @@ import { registerUsage } from './usage';
 export type { Registrar } from './registrar';
 
 /**
- * The background's core features, in the order they start (their start-up tasks run in this
- * order too: the remembered permissions, then the plugins', then interrupted runs). A new feature
- * is one file in this folder and one line here.
+ * The background's core features, in the order they start. Their start-up tasks (the remembered
+ * permissions, the plugins', interrupted runs) then run side by side, and those marked `last`
+ * after them (`BackgroundContext.onStartup`). A new feature is one file in this folder and one
+ * line here.
  */
 export const coreRegistrars: readonly Registrar[] = [
   registerConversations,

@@ -13,7 +13,6 @@ import { disposeAll } from './registrar';
  */
 export function registerPlugins(ctx: BackgroundContext): () => void {
   const { registry, runner, hub, handle } = ctx;
-  const startupTasks: Array<() => Promise<void> | void> = [];
   const disposers: Array<() => void> = [];
   for (const plugin of ctx.plugins) {
     const pluginCtx: PluginContext = {
@@ -31,7 +30,15 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       registry,
       gate: ctx.gate,
       offscreen: runOffscreenJob,
-      onStartup: (task) => void startupTasks.push(task),
+      // Each its own start-up task: one that fails is told and does not hold the others.
+      onStartup: (task, options) =>
+        ctx.onStartup(async () => {
+          try {
+            await task();
+          } catch (error) {
+            console.error(`[sidequest] the start-up task of the plugin ${plugin.id} failed`, error);
+          }
+        }, options),
       conversations: {
         onDeleted: (listener) => void disposers.push(ctx.conversationDeleted.add(listener)),
         tabsInPlay: async (conversationId, boundTab) => tabsInPlay(registry, conversationId ? await ctx.store.messages(conversationId) : [], boundTab),
@@ -78,16 +85,6 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       ),
     );
   }
-  ctx.onStartup(async () => {
-    for (const task of startupTasks) {
-      try {
-        await task();
-      } catch (error) {
-        console.error('[sidequest] a plugin\'s start-up task failed', error);
-      }
-    }
-  });
-
   function pluginInfos(): PluginInfo[] {
     return registry.listPlugins().map(({ plugin, enabled }) => ({
       id: plugin.id,
