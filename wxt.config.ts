@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'wxt';
 import { linearSchemaPatterns } from './build/linear-schema-patterns.ts';
+import { moduleMarks } from './build/module-marks.ts';
 import { moduleReport } from './build/module-report.ts';
 import { quickjsWasmFile } from './build/quickjs-wasm-file.ts';
 import { browserI18nKeys, languageFiles, narrowMessages, watchLocales, writeMergedLocales } from './build/locales.mjs';
@@ -96,7 +97,7 @@ export default defineConfig({
       : {}),
   }),
   vite: ({ browser }) => ({
-    plugins: [readabilityFast(), noAjvInMcp(), zodV3KindsOnly(), offscreenOnly(browser), linearSchemaPatterns(), quickjsWasmFile(), moduleReport()],
+    plugins: [readabilityFast(), noAjvInMcp(), zodV3KindsOnly(), offscreenOnly(browser), linearSchemaPatterns(), quickjsWasmFile(), moduleReport(), moduleMarks()],
     build: { chunkSizeWarningLimit: 1500 },
   }),
   zip: {

@@ -6,6 +6,7 @@ import { StepTimer } from '@/core/agent/step-timing';
 import { userTab } from '@/core/agent/user-tab';
 import { ApprovalGate, type PendingApproval, type TabView } from '@/core/approvals/gate';
 import { localeOf } from '@/core/i18n/locales';
+import { lazy } from '@/core/lazy';
 import { onMessage, type ProtocolMap } from '@/core/messaging/protocol';
 import { ConfiguredOrigins } from '@/core/net/configured-origins';
 import type { BuiltinPlugin, StartupOptions } from '@/core/plugin';
@@ -141,7 +142,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   // storage.local under `plugins`; they move on first read).
   const pluginSwitches = pluginStorage(db, 'core').item<Record<string, boolean>>('pluginSwitches', {
     fallback: {},
-    schema: z.record(z.string(), z.boolean()),
+    schema: lazy(() => z.record(z.string(), z.boolean())),
     legacyKey: 'local:plugins',
   });
   // Every tool's input is checked by one interpreting validator (no eval under the extension CSP).

@@ -3,6 +3,7 @@ import type { SidequestDb } from '@/core/storage/db';
 import { findSetting, registeredSettings, type Setting } from '@/core/storage/setting';
 import { agentSettings, providerSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
+import { lazy } from '@/core/lazy';
 
 z.config({ jitless: true });
 
@@ -53,16 +54,19 @@ function fileRow(key: string): boolean {
   return findSetting('db', key)?.exported ?? true;
 }
 
-const fileSchema = z.object({
-  format: z.literal(SETTINGS_FORMAT),
-  version: z.literal(SETTINGS_VERSION),
-  exportedAt: z.string().max(100),
-  provider: z.unknown(),
-  limits: z.unknown(),
-  preferences: z.record(z.string().max(200), z.unknown()).optional(),
-  pluginData: z.array(z.object({ key: z.string().min(1).max(200), value: z.unknown() })).max(1000),
-  keys: z.array(z.object({ key: z.string().min(1).max(200), value: z.string().min(1).max(10_000) })).max(200).optional(),
-});
+/** Made at the first file read (`lazy`): not at every start of the background. */
+const fileSchema = lazy(() =>
+  z.object({
+    format: z.literal(SETTINGS_FORMAT),
+    version: z.literal(SETTINGS_VERSION),
+    exportedAt: z.string().max(100),
+    provider: z.unknown(),
+    limits: z.unknown(),
+    preferences: z.record(z.string().max(200), z.unknown()).optional(),
+    pluginData: z.array(z.object({ key: z.string().min(1).max(200), value: z.unknown() })).max(1000),
+    keys: z.array(z.object({ key: z.string().min(1).max(200), value: z.string().min(1).max(10_000) })).max(200).optional(),
+  }),
+);
 
 export async function exportSettingsFile(db: SidequestDb, includeKeys: boolean, now = new Date()): Promise<SettingsFile> {
   const preferences: Record<string, unknown> = {};
@@ -110,10 +114,10 @@ export function parseSettingsFile(text: string): ParsedSettingsFile {
   const head = (raw ?? {}) as { format?: unknown; version?: unknown };
   if (head.format !== SETTINGS_FORMAT) throw new ImportError('errors.import.notSettings', { expected: SETTINGS_FORMAT });
   if (head.version !== SETTINGS_VERSION) throw new ImportError('errors.import.settingsVersion', { version: String(JSON.stringify(head.version)), expected: SETTINGS_VERSION });
-  const parsed = fileSchema.safeParse(raw);
+  const parsed = fileSchema().safeParse(raw);
   if (!parsed.success) throw new ImportError('errors.import.settingsInvalid', { issues: describeIssues(parsed.error.issues) });
   const file = parsed.data;
-  const provider = fitting(['provider'], providerSettingsSchema as never as z.core.$ZodType<ProviderSettings>, file.provider);
+  const provider = fitting(['provider'], providerSettingsSchema() as never as z.core.$ZodType<ProviderSettings>, file.provider);
   const limits = fitting(['limits'], agentSettings.schema, file.limits);
   const preferences = new Map<string, unknown>();
   // Read from the parsed JSON itself: own keys only, so a `__proto__` key is only a name here.

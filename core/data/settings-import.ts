@@ -4,9 +4,10 @@ import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { keepsSecret } from '@/core/net/key-origin';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, ProviderSecrets, type AgentSettings, type ProviderProfile, type ProviderSettings } from '@/core/storage/settings';
-import { defineSetting, findSetting } from '@/core/storage/setting';
+import { defineSetting, findSetting, schemaOf, type SchemaSource } from '@/core/storage/setting';
 import { z as zm } from 'zod/mini';
 import { describeIssues, ImportError } from './archive';
+import { lazy } from '@/core/lazy';
 import { parseSettingsFile, preferenceSetting, PROVIDER_ROW } from './settings-file';
 
 z.config({ jitless: true });
@@ -68,8 +69,8 @@ export interface AddressedEntry {
 
 /** How a plugin's stored item comes through a settings file. */
 export interface SettingsFileItem<T = any> {
-  /** A file's value must fit it, or the whole file is refused. */
-  schema: z.core.$ZodType<T>;
+  /** A file's value must fit it, or the whole file is refused. May be made lazily (`SchemaSource`). */
+  schema: SchemaSource<T>;
   /** The preview's section title. */
   title: Said;
   /** Its entries kept at an address: the key rule and the `imported` mark apply to them. */
@@ -120,11 +121,11 @@ export interface SettingsImportPlan {
 }
 
 const SWITCHES_ROW = 'core/pluginSwitches';
-const switchesSchema = z.record(z.string(), z.boolean());
+const switchesSchema = lazy(() => z.record(z.string(), z.boolean()));
 
 /** The core's provider profiles, described like a plugin's addressed item. */
 const profilesItem: SettingsFileItem<ProviderSettings> = {
-  schema: providerSettingsSchema as unknown as z.core.$ZodType<ProviderSettings>,
+  schema: providerSettingsSchema as unknown as () => z.core.$ZodType<ProviderSettings>,
   title: said('dataSettings.preview.profiles'),
   addressed: {
     entries: (settings) =>
@@ -239,8 +240,8 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
     const itemName = slash > 0 ? key.slice(slash + 1) : '';
     const nowRow = (await db.pluginData.get(key))?.value;
     if (key === SWITCHES_ROW) {
-      const value = check(key, switchesSchema, raw);
-      const now = z.safeParse(switchesSchema, nowRow).data ?? {};
+      const value = check(key, switchesSchema(), raw);
+      const now = z.safeParse(switchesSchema(), nowRow).data ?? {};
       const switchRows: ImportRow[] = [];
       for (const [id, on] of Object.entries(value)) {
         if (Object.hasOwn(now, id) && now[id] === on) continue;
@@ -260,8 +261,9 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
       rows.push({ key, value });
       continue;
     }
-    let value = check(key, item.schema, raw);
-    const nowParsed = nowRow === undefined ? undefined : z.safeParse(item.schema, nowRow);
+    const schema = schemaOf(item.schema);
+    let value = check(key, schema, raw);
+    const nowParsed = nowRow === undefined ? undefined : z.safeParse(schema, nowRow);
     const now = nowParsed?.success ? nowParsed.data : undefined;
     if (item.addressed) value = addressed(key, item, value, now, `${pluginId}.`);
     const extra = item.rows?.(value, now) ?? [];
@@ -304,7 +306,7 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
 
 /** Writes a plan: plugin values, provider profiles and secrets in one transaction, then the limits and preferences. */
 export async function applySettingsImport(db: SidequestDb, plan: SettingsImportPlan): Promise<void> {
-  const provider = z.parse(providerSettingsSchema as unknown as z.core.$ZodType<ProviderSettings>, plan.provider);
+  const provider = z.parse(providerSettingsSchema() as unknown as z.core.$ZodType<ProviderSettings>, plan.provider);
   // Read once before the transaction: an older version's profiles in storage.local move first.
   await providerSettingsStore(db).getValue();
   await db.transaction('rw', db.pluginData, db.secrets, async () => {
@@ -364,7 +366,7 @@ export const PREVIEW_LIFETIME_MS = 30 * 60_000;
 
 export const pendingSettingsImport = defineSetting<PendingImport | null>('session:settingsImport', {
   fallback: null,
-  schema: zm.nullable(zm.object({ token: zm.string(), text: zm.string(), preview: zm.string(), expires: zm.number() })),
+  schema: lazy(() => zm.nullable(zm.object({ token: zm.string(), text: zm.string(), preview: zm.string(), expires: zm.number() }))),
   version: 1,
 });
 

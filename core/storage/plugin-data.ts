@@ -1,6 +1,6 @@
 import type { SidequestDb } from './db';
 import { pluginCollection, type PluginCollection, type PluginCollectionOptions } from './plugin-records';
-import { defineSetting, type SettingSchema } from './setting';
+import { defineSetting, type SchemaSource } from './setting';
 
 /** One value a plugin keeps. */
 export interface PluginItem<T> {
@@ -10,8 +10,8 @@ export interface PluginItem<T> {
 
 export interface PluginItemOptions<T> {
   fallback: T;
-  /** Checks what is read: a stored value that does not match is reported and the fallback used. */
-  schema: SettingSchema<T>;
+  /** Checks what is read: a stored value that does not match is reported and the fallback used. May be made lazily (`SchemaSource`). */
+  schema: SchemaSource<T>;
   /** In the settings file (Settings → Data): default true; false for what only makes sense on this computer. */
   exported?: boolean;
   /**

@@ -1,6 +1,6 @@
 import { safeParse } from 'zod/mini';
 import type { PluginRecord, SidequestDb } from './db';
-import type { SettingSchema } from './setting';
+import { schemaGetter, type SchemaSource } from './setting';
 
 /**
  * A list of records a plugin keeps (its skills, for one), in IndexedDB's `pluginRecords` under
@@ -18,7 +18,8 @@ export interface PluginCollection<T> {
 }
 
 export interface PluginCollectionOptions<T> {
-  schema: SettingSchema<T>;
+  /** May be made lazily (`SchemaSource`): then it is built when a record is first read or written. */
+  schema: SchemaSource<T>;
   /** The format written now; default 1. */
   version?: number;
   /** Turns a record of an older format into the current one; throws if it cannot. */
@@ -27,6 +28,7 @@ export interface PluginCollectionOptions<T> {
 
 export function pluginCollection<T>(db: SidequestDb, pluginId: string, collection: string, options: PluginCollectionOptions<T>): PluginCollection<T> {
   const version = options.version ?? 1;
+  const schema = schemaGetter(options.schema);
   const table = db.pluginRecords;
   const where = () => table.where('[pluginId+collection]').equals([pluginId, collection]);
 
@@ -37,7 +39,7 @@ export function pluginCollection<T>(db: SidequestDb, pluginId: string, collectio
         if (row.version > version || !options.migrate) throw new Error(`record format ${row.version} is not ${version}`);
         value = options.migrate(value, row.version);
       }
-      const parsed = safeParse(options.schema, value);
+      const parsed = safeParse(schema(), value);
       if (!parsed.success) throw new Error(parsed.error.message);
       if (row.version !== version) await table.put({ ...row, version, value: parsed.data, updatedAt: Date.now() });
       return parsed.data;
@@ -58,7 +60,7 @@ export function pluginCollection<T>(db: SidequestDb, pluginId: string, collectio
       return row ? read(row) : undefined;
     },
     async put(id, value) {
-      const parsed = safeParse(options.schema, value);
+      const parsed = safeParse(schema(), value);
       if (!parsed.success) throw new Error(`${pluginId}: not a valid ${collection} record: ${parsed.error.message}`);
       await table.put({ pluginId, collection, id, version, value: parsed.data, updatedAt: Date.now() });
     },

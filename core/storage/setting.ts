@@ -2,6 +2,7 @@ import { storage } from 'wxt/utils/storage';
 import { config as zodConfig, optional, parse, safeParse, string } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { MessageKey } from '@/core/i18n/catalog';
+import { lazy } from '@/core/lazy';
 import type { SidequestDb } from './db';
 
 // Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it. The
@@ -64,9 +65,25 @@ export interface DbSetting<T> {
 
 export type AnySetting = Setting<any> | DatabaseSetting<any>;
 
+/**
+ * A setting's schema, or the function that makes it (`lazy` from `core/lazy.ts`): then it is built
+ * when a value is first checked, not as its module loads (at every start of Chrome's worker).
+ */
+export type SchemaSource<T> = SettingSchema<T> | (() => SettingSchema<T>);
+
+/** The schema of a `SchemaSource`, made at the first call if it is made lazily. */
+export function schemaGetter<T>(source: SchemaSource<T>): () => SettingSchema<T> {
+  return typeof source === 'function' ? lazy(source) : () => source;
+}
+
+/** The schema of a `SchemaSource` (a function given is called: pass one made by `lazy`). */
+export function schemaOf<T>(source: SchemaSource<T>): SettingSchema<T> {
+  return typeof source === 'function' ? source() : source;
+}
+
 interface CommonOptions<T> {
   fallback: T;
-  schema: SettingSchema<T>;
+  schema: SchemaSource<T>;
   /** In the settings file (default false): user preferences yes; drafts, ids, caches, test-only entries no. */
   exported?: boolean;
   label?: MessageKey;
@@ -137,18 +154,21 @@ function storageSetting<T>(id: StorageKey, options: StorageSettingOptions<T>): S
   const colon = id.indexOf(':');
   const area = id.slice(0, colon) as 'local' | 'session';
   const item = storage.defineItem<T>(id, { fallback: options.fallback, version: options.version, migrations: options.migrations });
-  const check = (value: unknown): T => validSetting(id, value, options.schema, options.fallback);
+  const schema = schemaGetter(options.schema);
+  const check = (value: unknown): T => validSetting(id, value, schema(), options.fallback);
   return {
     key: id.slice(colon + 1),
     area,
     id,
     fallback: options.fallback,
-    schema: options.schema,
+    get schema() {
+      return schema();
+    },
     exported: options.exported ?? false,
     secret: false,
     label: options.label,
     getValue: async () => check(await item.getValue()),
-    setValue: async (value) => item.setValue(parse(options.schema, value)),
+    setValue: async (value) => item.setValue(parse(schema(), value)),
     watch: (listener) => item.watch((value) => listener(check(value))),
     migrate: () => item.migrate(),
   };
@@ -159,15 +179,15 @@ const secretSchema: SettingSchema<string | undefined> = optional(string());
 function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOptions): DatabaseSetting<T> {
   const secret = options.secret === true;
   const fallback = (secret ? undefined : (options as DbSettingOptions<T>).fallback) as T;
-  const schema = (secret ? secretSchema : (options as DbSettingOptions<T>).schema) as SettingSchema<T>;
+  const schema = schemaGetter((secret ? secretSchema : (options as DbSettingOptions<T>).schema) as SchemaSource<T>);
   const id = `${secret ? 'secret' : 'db'}:${key}`;
   const bound = new WeakMap<SidequestDb, DbSetting<T>>();
-  const check = (value: unknown): T => validSetting(id, value, schema, fallback);
+  const check = (value: unknown): T => validSetting(id, value, schema(), fallback);
   const open = (db: SidequestDb): DbSetting<T> => {
     let moved: Promise<void> | undefined;
     const moveLegacy = () =>
       (moved ??= options.legacy
-        ? moveFrom(db, options.legacy, key, schema).catch((error) => {
+        ? moveFrom(db, options.legacy, key, schema()).catch((error) => {
             moved = undefined;
             console.warn(`[sidequest] could not move the old value of ${id} into the database`, error);
           })
@@ -196,7 +216,7 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
       },
       async setValue(value) {
         await moveLegacy();
-        await db.pluginData.put({ key, value: parse(schema, value) });
+        await db.pluginData.put({ key, value: parse(schema(), value) });
       },
     };
   };
@@ -205,7 +225,9 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
     area: 'db',
     id,
     fallback,
-    schema,
+    get schema() {
+      return schema();
+    },
     exported: (options as { exported?: boolean }).exported ?? false,
     secret,
     label: secret ? undefined : (options as DbSettingOptions<T>).label,

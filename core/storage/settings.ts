@@ -5,6 +5,7 @@ import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
+import { lazy } from '@/core/lazy';
 import { defineSetting, type DbSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
@@ -46,31 +47,36 @@ export interface ProviderSettings {
 
 export const DEFAULT_PROFILE_ID = MIGRATED_PROFILE_ID;
 
-/** The shape of `local:provider` v2, checked when it is read. */
-export const providerSettingsSchema = z.object({
-  activeId: z.string(),
-  profiles: z
-    .array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        type: z.enum(PROVIDER_TYPES),
-        baseUrl: z.string(),
-        model: z.string(),
-        contextLength: z.optional(z.number()),
-        numCtx: z.optional(z.number()),
-        toolMode: z.optional(z.enum(['native', 'prompted'])),
-        images: z.optional(z.enum(['yes', 'no'])),
-        inputPrice: z.optional(z.number().check(z.minimum(0))),
-        outputPrice: z.optional(z.number().check(z.minimum(0))),
-        imported: z.optional(z.boolean()),
-      }),
-    )
-    .check(z.minLength(1)),
-});
+/**
+ * The shape of `local:provider` v2, checked when it is read. Made at the first check (`lazy`), as
+ * every schema in this file: not at every start of the background, nor as a page loads.
+ */
+export const providerSettingsSchema = lazy(() =>
+  z.object({
+    activeId: z.string(),
+    profiles: z
+      .array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          type: z.enum(PROVIDER_TYPES),
+          baseUrl: z.string(),
+          model: z.string(),
+          contextLength: z.optional(z.number()),
+          numCtx: z.optional(z.number()),
+          toolMode: z.optional(z.enum(['native', 'prompted'])),
+          images: z.optional(z.enum(['yes', 'no'])),
+          inputPrice: z.optional(z.number().check(z.minimum(0))),
+          outputPrice: z.optional(z.number().check(z.minimum(0))),
+          imported: z.optional(z.boolean()),
+        }),
+      )
+      .check(z.minLength(1)),
+  }),
+);
 
 /** The shape of `local:conversationModels`. */
-export const conversationModelsSchema = z.record(z.string(), z.object({ profileId: z.string(), model: z.string() }));
+export const conversationModelsSchema = lazy(() => z.record(z.string(), z.object({ profileId: z.string(), model: z.string() })));
 
 /**
  * The provider profiles, in the extension's IndexedDB beside their keys (`core/provider` in
@@ -117,17 +123,19 @@ export const agentSettings = defineSetting<AgentSettings>('local:agent', {
   exported: true,
   label: 'limits.title',
   fallback: { maxSteps: 25 },
-  schema: z.object({
-    maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)),
-    runTokenBudget: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000_000))),
-  }),
+  schema: lazy(() =>
+    z.object({
+      maxSteps: z.number().check(z.int(), z.minimum(1), z.maximum(1000)),
+      runTokenBudget: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000_000))),
+    }),
+  ),
   version: 1,
 });
 
 /** What the sidebar shows; the popup writes it to open a conversation there. Not exported (nor below: the request, drafts). */
 export const activeConversationId = defineSetting<string | null>('local:activeConversation', {
   fallback: null,
-  schema: z.nullable(z.string()),
+  schema: lazy(() => z.nullable(z.string())),
   version: 1,
 });
 
@@ -137,14 +145,14 @@ export const activeConversationId = defineSetting<string | null>('local:activeCo
  */
 export const sidebarRequest = defineSetting<{ conversationId: string | null; at: number } | null>('local:sidebarRequest', {
   fallback: null,
-  schema: z.nullable(z.object({ conversationId: z.nullable(z.string()), at: z.number() })),
+  schema: lazy(() => z.nullable(z.object({ conversationId: z.nullable(z.string()), at: z.number() }))),
   version: 1,
 });
 
 /** Unsent text of the message box, by conversation, so a reload or a closed sidebar loses nothing. */
 export const drafts = defineSetting<Record<string, string>>('local:drafts', {
   fallback: {},
-  schema: z.record(z.string(), z.string()),
+  schema: lazy(() => z.record(z.string(), z.string())),
   version: 1,
 });
 
@@ -242,6 +250,6 @@ export const uiLanguage = defineSetting<LanguageChoice>('local:uiLanguage', {
   exported: true,
   label: 'general.language',
   fallback: 'auto',
-  schema: z.enum(['auto', ...LOCALES]),
+  schema: lazy(() => z.enum(['auto', ...LOCALES])),
   version: 1,
 });

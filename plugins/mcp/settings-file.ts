@@ -1,34 +1,39 @@
 import { z } from 'zod';
 import { said } from '@/core/i18n/catalog';
 import type { PluginSettingsFile } from '@/core/data/settings-import';
+import { lazy } from '@/core/lazy';
 import { labelOf } from './server-input';
 import type { McpServerConfig } from './types';
 
-const annotationsSchema = z
-  .object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean(), idempotentHint: z.boolean(), title: z.string() })
-  .partial();
-
-/** The stored servers (`mcp/servers`), checked when read and when a settings file brings them. */
-export const serversSchema = z.array(
-  z.object({
-    id: z.string().min(1).max(100),
-    url: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    addedAt: z.number(),
-    tools: z.array(
-      z.object({
-        name: z.string(),
-        title: z.string().optional(),
-        description: z.string().optional(),
-        inputSchema: z.record(z.string(), z.unknown()),
-        annotations: annotationsSchema.optional(),
-      }),
-    ),
-    imported: z.boolean().optional(),
-    allowedOrigins: z.array(z.string()).optional(),
-  }),
-) as z.ZodType<McpServerConfig[]>;
+/**
+ * The stored servers (`mcp/servers`), checked when read and when a settings file brings them; made
+ * at the first such check (`lazy`), not at every start of the background.
+ */
+export const serversSchema = lazy((): z.ZodType<McpServerConfig[]> => {
+  const annotations = z
+    .object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), openWorldHint: z.boolean(), idempotentHint: z.boolean(), title: z.string() })
+    .partial();
+  return z.array(
+    z.object({
+      id: z.string().min(1).max(100),
+      url: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      addedAt: z.number(),
+      tools: z.array(
+        z.object({
+          name: z.string(),
+          title: z.string().optional(),
+          description: z.string().optional(),
+          inputSchema: z.record(z.string(), z.unknown()),
+          annotations: annotations.optional(),
+        }),
+      ),
+      imported: z.boolean().optional(),
+      allowedOrigins: z.array(z.string()).optional(),
+    }),
+  ) as z.ZodType<McpServerConfig[]>;
+});
 
 /** A server's secrets in the plugin's storage: its headers (bearer token among them), its OAuth state. */
 export const credentialsName = (id: string) => `server.${id}`;

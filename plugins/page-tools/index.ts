@@ -3,6 +3,7 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
 import { said } from '@/core/i18n/catalog';
+import { lazy } from '@/core/lazy';
 import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
@@ -47,17 +48,21 @@ export function toListing(view: PageTabView): PageToolsListing {
   };
 }
 
-const sitePermissionSchema = z.record(
-  z.string(),
-  z.object({ origin: z.string(), decision: z.enum(['always', 'never']), at: z.number() }),
-) as z.ZodType<Record<string, SitePermission>>;
+/** The remembered sites, checked when read; made at the first read (`lazy`), not at every start of the background. */
+const sitePermissionSchema = lazy(
+  () =>
+    z.record(
+      z.string(),
+      z.object({ origin: z.string(), decision: z.enum(['always', 'never']), at: z.number() }),
+    ) as z.ZodType<Record<string, SitePermission>>,
+);
 
 /** The remembered sites in a settings file: the preview lists each site whose choice the file adds, changes or removes. */
 const pageToolsSettingsFile: PluginSettingsFile = {
   items: {
     sitePermissions: {
       // The manager looks a site up by its key: a file's key must be the origin it names.
-      schema: sitePermissionSchema.refine((all) => Object.entries(all).every(([key, p]) => key === p.origin), 'each site must be kept under its own origin'),
+      schema: lazy(() => sitePermissionSchema().refine((all) => Object.entries(all).every(([key, p]) => key === p.origin), 'each site must be kept under its own origin')),
       title: said('pageTools.import.title'),
       rows(file: Record<string, SitePermission>, now: Record<string, SitePermission> | undefined): ImportRow[] {
         const before = new Map(Object.entries(now ?? {}).map(([origin, p]) => [origin, p.decision]));

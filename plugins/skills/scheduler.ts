@@ -4,6 +4,7 @@ import { definitionPin } from '@/core/approvals/card';
 import { translate, type SaidParams } from '@/core/i18n/catalog';
 import { loadCatalog } from '@/core/i18n/load';
 import { localeOf, type Locale } from '@/core/i18n/locales';
+import { lazy } from '@/core/lazy';
 import type { PluginContext } from '@/core/plugin';
 import { uiLanguage } from '@/core/storage/settings';
 import type { PendingApproval } from '@/core/approvals/types';
@@ -37,8 +38,11 @@ export interface ScheduledRun {
   notified?: number;
 }
 
-const runsSchema = z.array(
-  z.object({ conversationId: z.string(), skillId: z.string(), skill: z.string(), finished: z.boolean(), seen: z.boolean(), notified: z.number().optional() }),
+/** Made at the first read of the runs (`lazy`), not at every start of the background. */
+const runsSchema = lazy(() =>
+  z.array(
+    z.object({ conversationId: z.string(), skillId: z.string(), skill: z.string(), finished: z.boolean(), seen: z.boolean(), notified: z.number().optional() }),
+  ),
 );
 
 /** At most this many runs are remembered: the oldest seen ones go first. */

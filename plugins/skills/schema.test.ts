@@ -43,7 +43,7 @@ const errorOf = (json: unknown) => {
 describe('skillSchema and parseSkillFile', () => {
   it('takes a skill made from a real run, through an export and back', () => {
     const skill = skillFromDraft();
-    expect(skillSchema.safeParse(skill).success).toBe(true);
+    expect(skillSchema().safeParse(skill).success).toBe(true);
     const parsed = parseSkillFile(fromDisk(file([skill])));
     expect(parsed).toEqual({ skills: [skill] });
   });

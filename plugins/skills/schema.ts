@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ResultShape, Schedule, Skill, SkillFile, Template } from './types';
 import { PARAM_NAME, PARAM_NAME_MAX, isElement, isFrom, isTab, parsePlaceholders, stepsReferenced } from './placeholders';
+import { lazy } from '@/core/lazy';
 
 /**
  * The checks of a skill as stored (`ctx.storage.collection('skills', { schema: skillSchema })`)
@@ -130,93 +131,103 @@ function shapeError(value: unknown, depth = 0): string | undefined {
   return undefined;
 }
 
-const templateSchema = z.custom<Template>().superRefine((value, ctx) => {
-  const error = templateError(value);
-  if (error) ctx.addIssue({ code: 'custom', message: error });
-});
-const shapeSchema = z.custom<ResultShape>().superRefine((value, ctx) => {
-  const error = shapeError(value);
-  if (error) ctx.addIssue({ code: 'custom', message: error });
-});
-const tabSchema = z.custom<{ $tab: never }>().superRefine((value, ctx) => {
-  const error = isPlainObject(value) && isTab(value) ? referenceError(value) : '$tab must be {user: true}, {step, path} or {url}';
-  if (error) ctx.addIssue({ code: 'custom', message: error });
-});
+/** The schemas, made when a skill is first read or checked (`lazy`), not at every start of the background. */
+const schemas = lazy(() => {
+  const templateSchema = z.custom<Template>().superRefine((value, ctx) => {
+    const error = templateError(value);
+    if (error) ctx.addIssue({ code: 'custom', message: error });
+  });
+  const shapeSchema = z.custom<ResultShape>().superRefine((value, ctx) => {
+    const error = shapeError(value);
+    if (error) ctx.addIssue({ code: 'custom', message: error });
+  });
+  const tabSchema = z.custom<{ $tab: never }>().superRefine((value, ctx) => {
+    const error = isPlainObject(value) && isTab(value) ? referenceError(value) : '$tab must be {user: true}, {step, path} or {url}';
+    if (error) ctx.addIssue({ code: 'custom', message: error });
+  });
 
-const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
-/** Arguments by name: at most 20, short names, no prototype keys (checked on the value as given). */
-const safeRecord = z.custom<Record<string, string>>().superRefine((value, ctx) => {
-  const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-  if (!isPlainObject(value)) return fail('must be arguments by name');
-  const keys = Object.keys(value);
-  if (keys.length > MAX_PARAMS) return fail(`more than ${MAX_PARAMS} arguments`);
-  if (keys.some((key) => FORBIDDEN_KEYS.has(key))) return fail('an argument named __proto__, constructor or prototype');
-  if (keys.some((key) => key.length > PARAM_NAME_MAX)) return fail(`an argument name longer than ${PARAM_NAME_MAX} characters`);
-  if (Object.values(value).some((item) => typeof item !== 'string' || item.length > MAX_STRING)) return fail(`an argument that is not a text of at most ${MAX_STRING} characters`);
-});
-const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'not a time like 09:00');
+  const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
+  /** Arguments by name: at most 20, short names, no prototype keys (checked on the value as given). */
+  const safeRecord = z.custom<Record<string, string>>().superRefine((value, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+    if (!isPlainObject(value)) return fail('must be arguments by name');
+    const keys = Object.keys(value);
+    if (keys.length > MAX_PARAMS) return fail(`more than ${MAX_PARAMS} arguments`);
+    if (keys.some((key) => FORBIDDEN_KEYS.has(key))) return fail('an argument named __proto__, constructor or prototype');
+    if (keys.some((key) => key.length > PARAM_NAME_MAX)) return fail(`an argument name longer than ${PARAM_NAME_MAX} characters`);
+    if (Object.values(value).some((item) => typeof item !== 'string' || item.length > MAX_STRING)) return fail(`an argument that is not a text of at most ${MAX_STRING} characters`);
+  });
+  const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'not a time like 09:00');
 
-export const scheduleSchema: z.ZodType<Schedule> = z.object({
-  when: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('once'), at: z.string().regex(/^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d$/, 'not a date and time like 2026-12-07T09:00') }),
-    z.object({ kind: z.literal('daily'), time }),
-    z.object({ kind: z.literal('weekly'), day: z.number().int().min(0).max(6), time }),
-    z.object({ kind: z.literal('hours'), every: z.number().int().min(1).max(24 * 31) }),
-  ]),
-  timeZone: text(100),
-  args: safeRecord,
-  grants: z.array(z.object({ tool: text(200), site: text(2_000), pin: z.string().regex(/^[0-9a-f]{64}$/).optional() })).max(500),
-  since: z.number().finite(),
-  next: z.number().finite().optional(),
-  lastRun: z.number().finite().optional(),
-}) as z.ZodType<Schedule>;
+  const scheduleSchema: z.ZodType<Schedule> = z.object({
+    when: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('once'), at: z.string().regex(/^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d$/, 'not a date and time like 2026-12-07T09:00') }),
+      z.object({ kind: z.literal('daily'), time }),
+      z.object({ kind: z.literal('weekly'), day: z.number().int().min(0).max(6), time }),
+      z.object({ kind: z.literal('hours'), every: z.number().int().min(1).max(24 * 31) }),
+    ]),
+    timeZone: text(100),
+    args: safeRecord,
+    grants: z.array(z.object({ tool: text(200), site: text(2_000), pin: z.string().regex(/^[0-9a-f]{64}$/).optional() })).max(500),
+    since: z.number().finite(),
+    next: z.number().finite().optional(),
+    lastRun: z.number().finite().optional(),
+  }) as z.ZodType<Schedule>;
 
-const stepSchema = z.object({
-  tool: text(300).min(1, 'empty'),
-  input: templateSchema,
-  shape: shapeSchema.optional(),
-  tab: tabSchema.optional(),
-});
+  const stepSchema = z.object({
+    tool: text(300).min(1, 'empty'),
+    input: templateSchema,
+    shape: shapeSchema.optional(),
+    tab: tabSchema.optional(),
+  });
 
-const paramSchema = z.object({
-  name: z.string().max(PARAM_NAME_MAX).regex(PARAM_NAME, 'must be lowercase letters, digits and _, starting with a letter'),
-  example: text(MAX_STRING),
+  const paramSchema = z.object({
+    name: z.string().max(PARAM_NAME_MAX).regex(PARAM_NAME, 'must be lowercase letters, digits and _, starting with a letter'),
+    example: text(MAX_STRING),
+  });
+
+  // A skill as stored and exported.
+  const stored = z
+    .object({
+      id: text(200).min(1, 'empty'),
+      name: z.string().max(40, 'longer than 40 characters').regex(SKILL_NAME, 'must be lowercase letters, digits and dashes (like weekly-report)'),
+      description: text(2_000),
+      instruction: text(MAX_STRING),
+      params: z.array(paramSchema).max(MAX_PARAMS, `more than ${MAX_PARAMS} parameters`),
+      steps: z.array(stepSchema).min(1, 'no steps').max(MAX_STEPS, `more than ${MAX_STEPS} steps`),
+      createdAt: z.number().finite(),
+      updatedAt: z.number().finite(),
+      fromConversation: text(200).optional(),
+      schedule: scheduleSchema.optional(),
+    })
+    .superRefine((skill, ctx) => {
+      const names = new Set<string>();
+      skill.params.forEach((param, i) => {
+        if (names.has(param.name)) ctx.addIssue({ code: 'custom', path: ['params', i, 'name'], message: `{${param.name}} twice` });
+        names.add(param.name);
+      });
+      skill.steps.forEach((step, i) => {
+        const reads = [...stepsReferenced(step.input as Template), ...(step.tab ? stepsReferenced(step.tab as Template) : [])];
+        const bad = reads.find((read) => read >= i);
+        if (bad !== undefined) ctx.addIssue({ code: 'custom', path: ['steps', i, 'input'], message: `refers to step ${bad + 1}, which does not run before step ${i + 1}` });
+      });
+      if (JSON.stringify(skill).length > MAX_SKILL_CHARS) ctx.addIssue({ code: 'custom', message: `larger than ${MAX_SKILL_CHARS} characters` });
+    }) as unknown as z.ZodType<Skill>;
+
+  // The export file.
+  const file = z.object({
+    format: z.literal('sidequest-skills'),
+    version: z.literal(1),
+    skills: z.array(stored).max(MAX_SKILLS, `more than ${MAX_SKILLS} skills`),
+  }) as unknown as z.ZodType<SkillFile>;
+  return { skill: stored, file };
 });
 
 /** A skill as stored and exported. */
-export const skillSchema = z
-  .object({
-    id: text(200).min(1, 'empty'),
-    name: z.string().max(40, 'longer than 40 characters').regex(SKILL_NAME, 'must be lowercase letters, digits and dashes (like weekly-report)'),
-    description: text(2_000),
-    instruction: text(MAX_STRING),
-    params: z.array(paramSchema).max(MAX_PARAMS, `more than ${MAX_PARAMS} parameters`),
-    steps: z.array(stepSchema).min(1, 'no steps').max(MAX_STEPS, `more than ${MAX_STEPS} steps`),
-    createdAt: z.number().finite(),
-    updatedAt: z.number().finite(),
-    fromConversation: text(200).optional(),
-    schedule: scheduleSchema.optional(),
-  })
-  .superRefine((skill, ctx) => {
-    const names = new Set<string>();
-    skill.params.forEach((param, i) => {
-      if (names.has(param.name)) ctx.addIssue({ code: 'custom', path: ['params', i, 'name'], message: `{${param.name}} twice` });
-      names.add(param.name);
-    });
-    skill.steps.forEach((step, i) => {
-      const reads = [...stepsReferenced(step.input as Template), ...(step.tab ? stepsReferenced(step.tab as Template) : [])];
-      const bad = reads.find((read) => read >= i);
-      if (bad !== undefined) ctx.addIssue({ code: 'custom', path: ['steps', i, 'input'], message: `refers to step ${bad + 1}, which does not run before step ${i + 1}` });
-    });
-    if (JSON.stringify(skill).length > MAX_SKILL_CHARS) ctx.addIssue({ code: 'custom', message: `larger than ${MAX_SKILL_CHARS} characters` });
-  }) as unknown as z.ZodType<Skill>;
+export const skillSchema = (): z.ZodType<Skill> => schemas().skill;
 
 /** The export file. */
-export const skillFileSchema = z.object({
-  format: z.literal('sidequest-skills'),
-  version: z.literal(1),
-  skills: z.array(skillSchema).max(MAX_SKILLS, `more than ${MAX_SKILLS} skills`),
-}) as unknown as z.ZodType<SkillFile>;
+const skillFileSchema = (): z.ZodType<SkillFile> => schemas().file;
 
 const PLACES: Record<string, string> = { skills: 'skill', steps: 'step', params: 'parameter' };
 
@@ -250,7 +261,7 @@ export function parseSkillFile(json: unknown): { skills: Skill[] } | { error: st
     return { error: 'This skills file is not JSON, or is nested too deeply.' };
   }
   if (size > MAX_FILE_CHARS) return { error: `This skills file is larger than ${MAX_FILE_CHARS / 1_000_000} million characters.` };
-  const parsed = skillFileSchema.safeParse(json);
+  const parsed = skillFileSchema().safeParse(json);
   if (!parsed.success) return { error: `This skills file cannot be imported: ${describeIssue(parsed.error.issues[0]!)}.` };
   // Anywhere else in the file too (the file's and a skill's own keys): the schema drops such a key
   // silently, and a crafted file should be refused, not half-read.

@@ -164,7 +164,7 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
 
   /** Writes a skill checked against the schema, with the first problem in words. */
   async function put(skill: Skill, key: 'skills.replay.errors.invalid' | 'skills.replay.errors.file'): Promise<void> {
-    const checked = safeParse(skillSchema, skill);
+    const checked = safeParse(skillSchema(), skill);
     if (!checked.success) {
       const issue = checked.error.issues[0];
       throw new SaidError(key, { detail: issue ? `${issue.path.join('.') || 'skill'}: ${issue.message}` : checked.error.message });

@@ -1,15 +1,18 @@
 import { z } from 'zod';
+import { lazy } from '@/core/lazy';
 import { defineSetting } from '@/core/storage/setting';
 import type { Task } from './task-board';
 
-const taskSchema = z.object({
-  task_id: z.string(),
-  subject: z.string(),
-  description: z.string().optional(),
-  status: z.enum(['pending', 'in_progress', 'completed']),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-});
+/** A task as kept; made at the first read (`lazy`), not at every start of the background. */
+const taskSchema = () =>
+  z.object({
+    task_id: z.string(),
+    subject: z.string(),
+    description: z.string().optional(),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+  });
 
 /**
  * The agent's task lists by conversation, in `storage.session`: memory that the browser keeps
@@ -18,6 +21,6 @@ const taskSchema = z.object({
  */
 export const sessionTasks = defineSetting<Record<string, Task[]>>('session:tasks', {
   fallback: {},
-  schema: z.record(z.string(), z.array(taskSchema)) as z.ZodType<Record<string, Task[]>>,
+  schema: lazy(() => z.record(z.string(), z.array(taskSchema())) as z.ZodType<Record<string, Task[]>>),
   version: 1,
 });

@@ -181,11 +181,11 @@ describe('the engine list is the one source', () => {
     const { KEYED_ENGINES, searchSettingsFile, searchSettingsSchema } = await import('@/plugins/web/search/settings');
     expect(new Set(SEARCH_ENGINE_IDS).size).toBe(SEARCH_ENGINES.length);
     for (const engine of SEARCH_ENGINES) {
-      expect(searchSettingsSchema.safeParse({ engine: engine.id, googleCseId: '' }).success, engine.id).toBe(true);
+      expect(searchSettingsSchema().safeParse({ engine: engine.id, googleCseId: '' }).success, engine.id).toBe(true);
       expect(DEFAULT_ENDPOINTS[engine.id]).toMatch(/^https:\/\//);
       expect(engine.hint).toMatch(/^search\./);
     }
-    expect(searchSettingsSchema.safeParse({ engine: 'altavista', googleCseId: '' }).success).toBe(false);
+    expect(searchSettingsSchema().safeParse({ engine: 'altavista', googleCseId: '' }).success).toBe(false);
     expect(KEYED_ENGINES.map((e) => e.id)).toEqual(['bing', 'google']);
     for (const engine of KEYED_ENGINES) expect(searchSettingsFile.secret?.(engine.key.secretName), engine.id).toBeDefined();
     expect(searchSettingsFile.secret?.('search.altavista.apiKey')).toBeUndefined();

@@ -53,8 +53,8 @@ describe('the provider list', () => {
 
   it('the settings schema takes every listed type and no other; a profile of no known type is OpenAI-compatible', () => {
     const settings = (type: string) => ({ activeId: 'p', profiles: [{ id: 'p', name: 'P', type, baseUrl: 'https://x.example/v1', model: 'm' }] });
-    for (const p of PROVIDERS) expect(providerSettingsSchema.safeParse(settings(p.type)).success).toBe(true);
-    expect(providerSettingsSchema.safeParse(settings('carrier-pigeon')).success).toBe(false);
+    for (const p of PROVIDERS) expect(providerSettingsSchema().safeParse(settings(p.type)).success).toBe(true);
+    expect(providerSettingsSchema().safeParse(settings('carrier-pigeon')).success).toBe(false);
     const clean = validateProviderProfile({ type: 'carrier-pigeon' as never, baseUrl: 'https://x.example/v1', model: 'm' });
     expect(clean).toMatchObject({ type: 'openai-compatible', name: 'OpenAI-compatible (x.example)' });
     expect(providerOf(undefined)).toBe(openaiCompatible);

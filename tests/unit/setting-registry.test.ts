@@ -8,6 +8,7 @@ import { z } from 'zod/mini';
 import { exportSettingsFile } from '@/core/data/settings-file';
 import { applySettingsImport, planSettingsImport, pendingSettingsImport } from '@/core/data/settings-import';
 import { english } from '@/core/i18n/catalog';
+import { lazy } from '@/core/lazy';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
 import { defineSetting, findSetting, registeredSettings } from '@/core/storage/setting';
@@ -37,6 +38,34 @@ describe('the registry', () => {
       expect(exported).not.toContain(id);
     }
     expect(findSetting('local', 'uiLanguage')).toBe(uiLanguage);
+  });
+
+  it('a schema given lazily is made at the first check, once, and checks as a schema given at once does', async () => {
+    let made = 0;
+    const schema = lazy(() => {
+      made++;
+      return z.object({ count: z.number() });
+    });
+    const local = defineSetting<{ count: number }>('local:test.lazySchema', { fallback: { count: 0 }, schema, version: 1 });
+    const db = freshDb();
+    const inDb = pluginStorage(db, 'probe').item<{ count: number }>('lazy', { fallback: { count: 0 }, schema, exported: false });
+    const records = pluginStorage(db, 'probe').collection<{ count: number }>('lazy', { schema });
+    expect(made).toBe(0);
+    await local.setValue({ count: 2 });
+    await expect(local.setValue({ count: 'two' } as never)).rejects.toThrow();
+    expect(await local.getValue()).toEqual({ count: 2 });
+    await inDb.setValue({ count: 3 });
+    expect(await inDb.getValue()).toEqual({ count: 3 });
+    await records.put('a', { count: 4 });
+    await expect(records.put('b', { count: null } as never)).rejects.toThrow();
+    expect(await records.list()).toEqual([{ count: 4 }]);
+    expect(local.schema).toBe(schema());
+    expect(made).toBe(1);
+    // A stored value that no longer fits reads as the fallback.
+    await storage.setItem('local:test.lazySchema', { count: 'x' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    expect(await local.getValue()).toEqual({ count: 0 });
+    warn.mockRestore();
   });
 
   it('a plugin\'s items and secrets are settings too, under <plugin>/<name> and <plugin>.<name>; a secret cannot be exported', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { said, SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
+import { lazy } from '@/core/lazy';
 import { isLoopbackHost } from '@/core/net/local-network';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
 import type { EngineKey } from './engine';
@@ -26,8 +27,11 @@ export interface SearchStore {
   testEndpoints: PluginItem<string | undefined>;
 }
 
-/** The shape of the stored search settings (`web/search`), checked when read and when a settings file brings them. */
-export const searchSettingsSchema: z.ZodType<SearchSettings> = z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() });
+/**
+ * The shape of the stored search settings (`web/search`), checked when read and when a settings
+ * file brings them; made at the first such check (`lazy`), not at every start of the background.
+ */
+export const searchSettingsSchema = lazy((): z.ZodType<SearchSettings> => z.object({ engine: z.enum(SEARCH_ENGINE_IDS as [SearchEngineId, ...SearchEngineId[]]), googleCseId: z.string() }));
 
 /** The engines that need an API key, with it. */
 export const KEYED_ENGINES = SEARCH_ENGINES.filter((e): e is typeof e & { key: EngineKey } => Boolean(e.key));

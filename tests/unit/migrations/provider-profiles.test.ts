@@ -14,10 +14,10 @@ describe('local:provider v1 → v2 (provider profiles)', () => {
   });
 
   it('gives values that fit the v2 schema', () => {
-    expect(providerSettingsSchema.safeParse(migrateProviderSettingsV2(v1.provider)).success).toBe(true);
-    expect(providerSettingsSchema.safeParse(providerSettings.fallback).success).toBe(true);
-    expect(providerSettingsSchema.safeParse(v1.provider).success).toBe(false);
-    expect(conversationModelsSchema.safeParse({ c1: { profileId: 'default', model: 'm' } }).success).toBe(true);
+    expect(providerSettingsSchema().safeParse(migrateProviderSettingsV2(v1.provider)).success).toBe(true);
+    expect(providerSettingsSchema().safeParse(providerSettings.fallback).success).toBe(true);
+    expect(providerSettingsSchema().safeParse(v1.provider).success).toBe(false);
+    expect(conversationModelsSchema().safeParse({ c1: { profileId: 'default', model: 'm' } }).success).toBe(true);
   });
 
   it('fills what a broken old value lacks', () => {

@@ -1,0 +1,37 @@
+/**
+ * Where a cold start's evaluation goes, module by module (`node bench/evaluation.mjs`): in the
+ * `marks` build mode only (`wxt build --mode marks`, written to `.output/<target>-marks`), every
+ * module's code begins with `performance.mark('sidequest:module:<name>')`. A module's body runs
+ * after the bodies of the modules it imports, so the time from its mark to the next one is its own
+ * top-level code (a module the bundler wraps to run at first use marks when that first use comes).
+ * Other builds are untouched.
+ */
+import path from 'node:path';
+import type { Plugin } from 'vite';
+
+export const MODULE_MARK = 'sidequest:module:';
+
+/** A readable module name: the package path for `node_modules`, else the path from the project. */
+export function moduleName(id: string, root: string): string {
+  const clean = id.replace(/^\0/, '').replace(/\?.*$/, '');
+  const inModules = clean.lastIndexOf('node_modules/');
+  if (inModules >= 0) return clean.slice(inModules + 'node_modules/'.length);
+  return path.relative(root, clean);
+}
+
+export function moduleMarks(): Plugin {
+  let root = process.cwd();
+  return {
+    name: 'sidequest:module-marks',
+    enforce: 'post',
+    apply: (_config, env) => env.mode === 'marks',
+    configResolved(config) {
+      root = config.root;
+    },
+    transform(code, id) {
+      // Script modules only (Vue files arrive here already compiled to script).
+      if (id.startsWith('\0') || !/\.(m?[jt]s|vue)$/.test(id.replace(/\?.*$/, ''))) return;
+      return { code: `performance.mark(${JSON.stringify(MODULE_MARK + moduleName(id, root))});\n${code}`, map: null };
+    },
+  };
+}
