@@ -187,7 +187,7 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
     let moved: Promise<void> | undefined;
     const moveLegacy = () =>
       (moved ??= options.legacy
-        ? moveFrom(db, options.legacy, key, schema()).catch((error) => {
+        ? moveFrom(db, options.legacy, key, schema).catch((error) => {
             moved = undefined;
             console.warn(`[sidequest] could not move the old value of ${id} into the database`, error);
           })
@@ -244,7 +244,7 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
  * code). A value from `storage.local` is migrated, then checked: one that does not fit is not
  * moved (the setting reads as its fallback).
  */
-async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schema: SettingSchema<unknown>): Promise<void> {
+async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schema: () => SettingSchema<unknown>): Promise<void> {
   if ('secret' in legacy) {
     if (legacy.secret === key) return;
     await db.transaction('rw', db.secrets, async () => {
@@ -258,7 +258,7 @@ async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schem
   if ((await storage.getItem<unknown>(legacy.key)) === null) return;
   const item = storage.defineItem<unknown>(legacy.key, { version: legacy.version ?? 1, migrations: legacy.migrations });
   await item.migrate();
-  const parsed = safeParse(schema, await item.getValue());
+  const parsed = safeParse(schema(), await item.getValue());
   if (parsed.success) {
     await db.transaction('rw', db.pluginData, async () => {
       if (!(await db.pluginData.get(key))) await db.pluginData.put({ key, value: parsed.data });
