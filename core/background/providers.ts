@@ -53,8 +53,9 @@ export class ProviderService {
 
   /** The connection a conversation's next request uses: its picked model, else the default profile's. */
   async config(conversationId?: string): Promise<ProviderConfig> {
-    const settings = await this.settings.getValue();
-    const choice = conversationId ? (await conversationModels.getValue())[conversationId] : undefined;
+    // Side by side: each is a storage read, and a run's first request waits for them.
+    const [settings, choices] = await Promise.all([this.settings.getValue(), conversationId ? conversationModels.getValue() : undefined]);
+    const choice = conversationId ? choices?.[conversationId] : undefined;
     const profile =
       settings.profiles.find((p) => p.id === (choice?.profileId ?? settings.activeId)) ??
       settings.profiles.find((p) => p.id === settings.activeId) ??

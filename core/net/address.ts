@@ -1,5 +1,6 @@
 import { browser } from 'wxt/browser';
 import { addressKind, type LocalNetworkKind } from './local-network';
+import { lazy } from '@/core/lazy';
 
 /**
  * What the browser tells the extension about where its own requests go, for the local-network
@@ -112,11 +113,19 @@ function reported<T>() {
  *   `redirectUrl` (Chrome).
  */
 export function browserAddressProbe(): AddressProbe {
-  const dns = (browser as unknown as { dns?: { resolve(host: string): Promise<{ addresses: string[] }> } }).dns;
-  const api = (browser as unknown as { webRequest?: typeof browser.webRequest }).webRequest;
+  // Looked up at first use, not here: the first touch of an API namespace makes its bindings, and
+  // this runs at every start of Chrome's worker (bench/evaluation.mjs).
+  const dns = lazy(() => (browser as unknown as { dns?: { resolve(host: string): Promise<{ addresses: string[] }> } }).dns);
+  const api = lazy(() => (browser as unknown as { webRequest?: typeof browser.webRequest }).webRequest);
   return {
-    ...(dns?.resolve ? { resolve: async (host: string) => (await dns.resolve(host)).addresses ?? [] } : {}),
-    ...(api?.onHeadersReceived ? { watch: (url: string) => watchRequest(api, url) } : {}),
+    get resolve() {
+      const found = dns();
+      return found?.resolve ? async (host: string) => (await found.resolve(host)).addresses ?? [] : undefined;
+    },
+    get watch() {
+      const found = api();
+      return found?.onHeadersReceived ? (url: string) => watchRequest(found, url) : undefined;
+    },
   };
 }
 

@@ -184,20 +184,29 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
   const bound = new WeakMap<SidequestDb, DbSetting<T>>();
   const check = (value: unknown): T => validSetting(id, value, schema(), fallback);
   const open = (db: SidequestDb): DbSetting<T> => {
-    let moved: Promise<void> | undefined;
+    // Whether an old value was moved here (then a read made beside the move is made again).
+    let moved: Promise<boolean> | undefined;
     const moveLegacy = () =>
       (moved ??= options.legacy
         ? moveFrom(db, options.legacy, key, schema).catch((error) => {
             moved = undefined;
             console.warn(`[sidequest] could not move the old value of ${id} into the database`, error);
+            return false;
           })
-        : Promise.resolve());
+        : Promise.resolve(false));
+    /**
+     * Reads the row beside the look for an old value, not after it (a stopped worker's first read
+     * of a setting is on the path of what woke it), and again if one was moved meanwhile.
+     */
+    const read = async <R>(get: () => Promise<R>): Promise<R> => {
+      const [movedOne, row] = await Promise.all([moveLegacy(), get()]);
+      return movedOne ? get() : row;
+    };
     if (secret) {
       return {
         fallback,
         async getValue() {
-          await moveLegacy();
-          return ((await db.secrets.get(key))?.value || undefined) as T;
+          return ((await read(() => db.secrets.get(key)))?.value || undefined) as T;
         },
         async setValue(value) {
           await moveLegacy();
@@ -210,8 +219,7 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
     return {
       fallback,
       async getValue() {
-        await moveLegacy();
-        const row = await db.pluginData.get(key);
+        const row = await read(() => db.pluginData.get(key));
         return row ? check(row.value) : structuredClone(fallback);
       },
       async setValue(value) {
@@ -244,18 +252,18 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
  * code). A value from `storage.local` is migrated, then checked: one that does not fit is not
  * moved (the setting reads as its fallback).
  */
-async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schema: () => SettingSchema<unknown>): Promise<void> {
+async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schema: () => SettingSchema<unknown>): Promise<boolean> {
   if ('secret' in legacy) {
-    if (legacy.secret === key) return;
-    await db.transaction('rw', db.secrets, async () => {
+    if (legacy.secret === key) return false;
+    return db.transaction('rw', db.secrets, async () => {
       const old = await db.secrets.get(legacy.secret);
-      if (!old) return;
+      if (!old) return false;
       if (!(await db.secrets.get(key))) await db.secrets.put({ key, value: old.value });
       await db.secrets.delete(legacy.secret);
+      return true;
     });
-    return;
   }
-  if ((await storage.getItem<unknown>(legacy.key)) === null) return;
+  if ((await storage.getItem<unknown>(legacy.key)) === null) return false;
   const item = storage.defineItem<unknown>(legacy.key, { version: legacy.version ?? 1, migrations: legacy.migrations });
   await item.migrate();
   const parsed = safeParse(schema(), await item.getValue());
@@ -265,6 +273,7 @@ async function moveFrom(db: SidequestDb, legacy: LegacyPlace, key: string, schem
     });
   } else console.warn(`[sidequest] The old value at ${legacy.key} is not valid; it is dropped.`);
   await storage.removeItem(legacy.key, { removeMeta: true });
+  return true;
 }
 
 /** The value when it fits the schema, else (with a message saying why) the fallback. */

@@ -102,6 +102,10 @@ describe('the registry', () => {
     await fakeBrowser.storage.local.set({ oldThing: { count: 9 } });
     const again = defineSetting<{ count: number }>('demo/moved', { area: 'db', fallback: { count: 0 }, schema: z.object({ count: z.number() }), legacy: { key: 'local:oldThing' } }).in(db);
     expect(await again.getValue()).toEqual({ count: 3 });
+    // The first reads look for the old value beside reading the row: two at once both see it moved.
+    await fakeBrowser.storage.local.set({ oldTwice: { count: 5 } });
+    const twice = defineSetting<{ count: number }>('demo/twice', { area: 'db', fallback: { count: 0 }, schema: z.object({ count: z.number() }), legacy: { key: 'local:oldTwice' } }).in(db);
+    expect(await Promise.all([twice.getValue(), twice.getValue()])).toEqual([{ count: 5 }, { count: 5 }]);
     db.close();
   });
 });
