@@ -6,7 +6,7 @@ import { StepTimer } from '@/core/agent/step-timing';
 import { userTab } from '@/core/agent/user-tab';
 import { ApprovalGate, type PendingApproval, type TabView } from '@/core/approvals/gate';
 import { localeOf } from '@/core/i18n/locales';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { onMessage, type ProtocolMap } from '@/core/messaging/protocol';
 import { ConfiguredOrigins } from '@/core/net/configured-origins';
 import type { BuiltinPlugin, StartupOptions } from '@/core/plugin';

@@ -3,7 +3,7 @@ import type { SidequestDb } from '@/core/storage/db';
 import { findSetting, registeredSettings, type Setting } from '@/core/storage/setting';
 import { agentSettings, providerSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 
 z.config({ jitless: true });
 

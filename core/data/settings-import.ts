@@ -7,7 +7,7 @@ import { agentSettings, providerSettingsSchema, providerSettingsStore, ProviderS
 import { defineSetting, findSetting, schemaOf, type SchemaSource } from '@/core/storage/setting';
 import { z as zm } from 'zod/mini';
 import { describeIssues, ImportError } from './archive';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { parseSettingsFile, preferenceSetting, PROVIDER_ROW } from './settings-file';
 
 z.config({ jitless: true });

@@ -1,6 +1,5 @@
 import { browser } from 'wxt/browser';
 import { addressKind, type LocalNetworkKind } from './local-network';
-import { lazy } from '@/core/lazy';
 
 /**
  * What the browser tells the extension about where its own requests go, for the local-network
@@ -113,10 +112,10 @@ function reported<T>() {
  *   `redirectUrl` (Chrome).
  */
 export function browserAddressProbe(): AddressProbe {
-  // Looked up at first use, not here: the first touch of an API namespace makes its bindings, and
+  // Looked up at each use, not here: the first touch of an API namespace makes its bindings, and
   // this runs at every start of Chrome's worker (bench/evaluation.mjs).
-  const dns = lazy(() => (browser as unknown as { dns?: { resolve(host: string): Promise<{ addresses: string[] }> } }).dns);
-  const api = lazy(() => (browser as unknown as { webRequest?: typeof browser.webRequest }).webRequest);
+  const dns = () => (browser as unknown as { dns?: { resolve(host: string): Promise<{ addresses: string[] }> } }).dns;
+  const api = () => (browser as unknown as { webRequest?: typeof browser.webRequest }).webRequest;
   return {
     get resolve() {
       const found = dns();

@@ -2,12 +2,24 @@ import { storage } from 'wxt/utils/storage';
 import { config as zodConfig, optional, parse, safeParse, string } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import type { MessageKey } from '@/core/i18n/catalog';
-import { lazy } from '@/core/lazy';
 import type { SidequestDb } from './db';
 
 // Zod probes `new Function` to decide whether to compile; extension pages' CSP forbids it. The
 // settings use zod's mini build: the pages read settings too, and it keeps them small.
 zodConfig({ jitless: true });
+
+/**
+ * A value made the first time it is asked for, then kept. For what a module would otherwise build
+ * as it loads (zod schemas above all): Chrome evaluates the whole background at every start of its
+ * service worker, and most of these are needed only once a feature is used. `node
+ * bench/evaluation.mjs` shows what each module's top-level code costs a cold start. It lives here,
+ * beside the settings that use it most: in a module of its own, the pages' bundler split a shared
+ * chunk in two, and the sidebar's first load grew by 1 KB.
+ */
+export function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
 
 /** What a value must look like: a zod schema (mini or classic). */
 export type SettingSchema<T> = $ZodType<T, any>;
@@ -66,7 +78,7 @@ export interface DbSetting<T> {
 export type AnySetting = Setting<any> | DatabaseSetting<any>;
 
 /**
- * A setting's schema, or the function that makes it (`lazy` from `core/lazy.ts`): then it is built
+ * A setting's schema, or the function that makes it (`lazy` above): then it is built
  * when a value is first checked, not as its module loads (at every start of Chrome's worker).
  */
 export type SchemaSource<T> = SettingSchema<T> | (() => SettingSchema<T>);

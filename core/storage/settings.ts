@@ -5,8 +5,7 @@ import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
-import { lazy } from '@/core/lazy';
-import { defineSetting, type DbSetting } from './setting';
+import { defineSetting, lazy, type DbSetting } from './setting';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { said } from '@/core/i18n/catalog';
 import type { PluginSettingsFile } from '@/core/data/settings-import';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { labelOf } from './server-input';
 import type { McpServerConfig } from './types';
 

@@ -7,8 +7,6 @@
  * "Display"); Hebrew (prefixed articles and prepositions), Chinese and Japanese match anywhere.
  */
 
-import { lazy } from '@/core/lazy';
-
 const ACT_STEMS = [
   // English
   'buy', 'pay', 'purchase', 'order', 'checkout', 'check out', 'place order', 'delete', 'remove', 'erase', 'destroy', 'send', 'transfer',
@@ -48,12 +46,12 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pattern = (stems: string[], anywhere: string[]) =>
   new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])(?:${stems.map(escape).join('|')})|${anywhere.map(escape).join('|')}`, 'iu');
 
-// Made when first used (`lazy`): not at every start of the background.
-const ACT = lazy(() => pattern(ACT_STEMS, ACT_ANYWHERE));
-const SECRET = lazy(() => pattern(SECRET_STEMS, SECRET_ANYWHERE));
+// Made when first used: not at every start of the background.
+let act: RegExp | undefined;
+let secret: RegExp | undefined;
 
 /** Whether a name from the page suggests paying, deleting or sending (`act`), or a secret field (`secret`). */
 export function isSensitiveName(name: string, what: 'act' | 'secret' = 'act'): boolean {
   const text = name.slice(0, 2000).normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
-  return (what === 'act' ? ACT() : SECRET()).test(text);
+  return (what === 'act' ? (act ??= pattern(ACT_STEMS, ACT_ANYWHERE)) : (secret ??= pattern(SECRET_STEMS, SECRET_ANYWHERE))).test(text);
 }

@@ -3,7 +3,7 @@ import { browser } from 'wxt/browser';
 import { z } from 'zod';
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
 import { said } from '@/core/i18n/catalog';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';

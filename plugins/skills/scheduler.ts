@@ -4,7 +4,7 @@ import { definitionPin } from '@/core/approvals/card';
 import { translate, type SaidParams } from '@/core/i18n/catalog';
 import { loadCatalog } from '@/core/i18n/load';
 import { localeOf, type Locale } from '@/core/i18n/locales';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import type { PluginContext } from '@/core/plugin';
 import { uiLanguage } from '@/core/storage/settings';
 import type { PendingApproval } from '@/core/approvals/types';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ResultShape, Schedule, Skill, SkillFile, Template } from './types';
 import { PARAM_NAME, PARAM_NAME_MAX, isElement, isFrom, isTab, parsePlaceholders, stepsReferenced } from './placeholders';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 
 /**
  * The checks of a skill as stored (`ctx.storage.collection('skills', { schema: skillSchema })`)

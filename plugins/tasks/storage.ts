@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { defineSetting } from '@/core/storage/setting';
 import type { Task } from './task-board';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { said, SaidError, type MessageKey, type SaidParams } from '@/core/i18n/catalog';
 import type { ImportRow, PluginSettingsFile } from '@/core/data/settings-import';
-import { lazy } from '@/core/lazy';
+import { lazy } from '@/core/storage/setting';
 import { isLoopbackHost } from '@/core/net/local-network';
 import type { PluginItem, PluginStorage } from '@/core/storage/plugin-data';
 import type { EngineKey } from './engine';
