@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { SidequestDb } from '@/core/storage/db';
-import { findSetting, registeredSettings, type Setting } from '@/core/storage/setting';
+import { findSetting, lazy, registeredSettings, type Setting } from '@/core/storage/setting';
 import { agentSettings, providerSettings, providerSettingsSchema, providerSettingsStore, type AgentSettings, type ProviderSettings } from '@/core/storage/settings';
 import { describeIssues, ImportError, MAX_IMPORT_BYTES } from './archive';
-import { lazy } from '@/core/storage/setting';
 
 z.config({ jitless: true });
 

@@ -4,10 +4,9 @@ import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { keepsSecret } from '@/core/net/key-origin';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, ProviderSecrets, type AgentSettings, type ProviderProfile, type ProviderSettings } from '@/core/storage/settings';
-import { defineSetting, findSetting, schemaOf, type SchemaSource } from '@/core/storage/setting';
+import { defineSetting, findSetting, lazy, schemaOf, type SchemaSource } from '@/core/storage/setting';
 import { z as zm } from 'zod/mini';
 import { describeIssues, ImportError } from './archive';
-import { lazy } from '@/core/storage/setting';
 import { parseSettingsFile, preferenceSetting, PROVIDER_ROW } from './settings-file';
 
 z.config({ jitless: true });

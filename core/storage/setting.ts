@@ -196,15 +196,22 @@ function databaseSetting<T>(key: string, options: DbSettingOptions<T> | SecretOp
   const bound = new WeakMap<SidequestDb, DbSetting<T>>();
   const check = (value: unknown): T => validSetting(id, value, schema(), fallback);
   const open = (db: SidequestDb): DbSetting<T> => {
-    // Whether an old value was moved here (then a read made beside the move is made again).
+    // Whether an old value was moved here (then a read made beside the move is made again); once
+    // the move is done, later reads find nothing more to move.
     let moved: Promise<boolean> | undefined;
     const moveLegacy = () =>
       (moved ??= options.legacy
-        ? moveFrom(db, options.legacy, key, schema).catch((error) => {
-            moved = undefined;
-            console.warn(`[sidequest] could not move the old value of ${id} into the database`, error);
-            return false;
-          })
+        ? moveFrom(db, options.legacy, key, schema).then(
+            (was) => {
+              moved = Promise.resolve(false);
+              return was;
+            },
+            (error) => {
+              moved = undefined;
+              console.warn(`[sidequest] could not move the old value of ${id} into the database`, error);
+              return false;
+            },
+          )
         : Promise.resolve(false));
     /**
      * Reads the row beside the look for an old value, not after it (a stopped worker's first read

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { lazy } from '@/core/storage/setting';
-import { defineSetting } from '@/core/storage/setting';
+import { defineSetting, lazy } from '@/core/storage/setting';
 import type { Task } from './task-board';
 
 /** A task as kept; made at the first read (`lazy`), not at every start of the background. */
