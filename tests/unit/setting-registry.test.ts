@@ -8,10 +8,9 @@ import { z } from 'zod/mini';
 import { exportSettingsFile } from '@/core/data/settings-file';
 import { applySettingsImport, planSettingsImport, pendingSettingsImport } from '@/core/data/settings-import';
 import { english } from '@/core/i18n/catalog';
-import { lazy } from '@/core/storage/setting';
 import { openDb } from '@/core/storage/db';
 import { pluginStorage } from '@/core/storage/plugin-data';
-import { defineSetting, findSetting, registeredSettings } from '@/core/storage/setting';
+import { defineSetting, findSetting, lazy, registeredSettings } from '@/core/storage/setting';
 import { agentSettings, drafts, uiLanguage } from '@/core/storage/settings';
 import { builtinPlugins } from '@/plugins';
 
