@@ -8,17 +8,14 @@
 // Chromium only: Firefox's MV2 background page is not stopped. Prints tables; writes nothing.
 
 import { execFileSync } from 'node:child_process';
-import { table } from './print.mjs';
+import { quantile, table } from './print.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const STARTS = Number(args.find((a) => /^\d+$/.test(a)) ?? 10);
 const MODULE_MARK = 'sidequest:module:';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : NaN;
-};
+const median = (values) => quantile(values, 0.5);
 
 if (!args.includes('--no-build')) {
   execFileSync('npx', ['wxt', 'build', '--mode', 'marks'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NODE_ENV: 'production' } });

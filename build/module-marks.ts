@@ -6,18 +6,10 @@
  * top-level code (a module the bundler wraps to run at first use marks when that first use comes).
  * Other builds are untouched.
  */
-import path from 'node:path';
 import type { Plugin } from 'vite';
+import { label } from './module-report.ts';
 
 export const MODULE_MARK = 'sidequest:module:';
-
-/** A readable module name: the package path for `node_modules`, else the path from the project. */
-export function moduleName(id: string, root: string): string {
-  const clean = id.replace(/^\0/, '').replace(/\?.*$/, '');
-  const inModules = clean.lastIndexOf('node_modules/');
-  if (inModules >= 0) return clean.slice(inModules + 'node_modules/'.length);
-  return path.relative(root, clean);
-}
 
 export function moduleMarks(): Plugin {
   let root = process.cwd();
@@ -31,7 +23,7 @@ export function moduleMarks(): Plugin {
     transform(code, id) {
       // Script modules only (Vue files arrive here already compiled to script).
       if (id.startsWith('\0') || !/\.(m?[jt]s|vue)$/.test(id.replace(/\?.*$/, ''))) return;
-      return { code: `performance.mark(${JSON.stringify(MODULE_MARK + moduleName(id, root))});\n${code}`, map: null };
+      return { code: `performance.mark(${JSON.stringify(MODULE_MARK + label(id, root))});\n${code}`, map: null };
     },
   };
 }

@@ -69,7 +69,7 @@ export function attribute(code: string, map: { sources: string[]; mappings: stri
 }
 
 /** A readable module name: the package for `node_modules`, else the path from the project. */
-function label(source: string, root: string): string {
+export function label(source: string, root: string): string {
   const clean = source.replace(/^\0/, '').replace(/\?.*$/, '');
   const inModules = clean.lastIndexOf('node_modules/');
   if (inModules >= 0) return clean.slice(inModules + 'node_modules/'.length);

@@ -4,7 +4,7 @@ import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { keepsSecret } from '@/core/net/key-origin';
 import type { SidequestDb } from '@/core/storage/db';
 import { agentSettings, providerSettingsSchema, providerSettingsStore, ProviderSecrets, type AgentSettings, type ProviderProfile, type ProviderSettings } from '@/core/storage/settings';
-import { defineSetting, findSetting, lazy, schemaOf, type SchemaSource } from '@/core/storage/setting';
+import { defineSetting, findSetting, lazy, schemaGetter, type SchemaSource } from '@/core/storage/setting';
 import { z as zm } from 'zod/mini';
 import { describeIssues, ImportError } from './archive';
 import { parseSettingsFile, preferenceSetting, PROVIDER_ROW } from './settings-file';
@@ -260,7 +260,7 @@ export async function planSettingsImport(db: SidequestDb, text: string, options:
       rows.push({ key, value });
       continue;
     }
-    const schema = schemaOf(item.schema);
+    const schema = schemaGetter(item.schema)();
     let value = check(key, schema, raw);
     const nowParsed = nowRow === undefined ? undefined : z.safeParse(schema, nowRow);
     const now = nowParsed?.success ? nowParsed.data : undefined;

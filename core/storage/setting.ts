@@ -88,11 +88,6 @@ export function schemaGetter<T>(source: SchemaSource<T>): () => SettingSchema<T>
   return typeof source === 'function' ? lazy(source) : () => source;
 }
 
-/** The schema of a `SchemaSource` (a function given is called: pass one made by `lazy`). */
-export function schemaOf<T>(source: SchemaSource<T>): SettingSchema<T> {
-  return typeof source === 'function' ? source() : source;
-}
-
 interface CommonOptions<T> {
   fallback: T;
   schema: SchemaSource<T>;
