@@ -137,13 +137,15 @@ function printSteps(browserName, thinkMs, timings, stepTimes) {
     ['part', 'median'],
     ["last byte → the response's end reaches the page", part('bodyEnd')],
     ['last byte → SDK stream ends', part('streamEnd')],
-    ['answer in → its tool messages ready (the write is armed, not issued)', part('persist')],
-    ['→ tool starts', part('toStart')],
+    ["answer in → marked for the step's write (not issued)", part('persist')],
+    ['last byte → tool starts (negative: it started before, as its call came in)', part('toStart')],
     ['tool ends → next request built (the SDK calls fetch)', part('built')],
     ["tool ends → the step's one write committed", part('written')],
     ['tool ends → next request sent (waits for the writes)', part('toRequest')],
   ]);
-  console.log(`\noverhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);
+  const early = timings.filter((t) => t.parts.toStart < 0).length;
+  console.log(`\ntools started before the answer's last byte: ${early} of ${timings.length}`);
+  console.log(`overhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);
 }
 
 if (what === 'all' || what === 'sizes') sizes(ROOT, table);

@@ -1,7 +1,7 @@
 import { offeredTabs } from './offered-tabs';
 import type { ToolRegistry } from '@/core/registry/registry';
 import type { ToolContext, ToolGate, ToolSpec } from '@/core/registry/types';
-import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storage/db';
+import type { AssistantMessage, StoredMessage, ToolCall, ToolMessage } from '@/core/storage/db';
 import type { TraceSink } from '@/core/data/trace';
 import type { Said } from '@/core/i18n/catalog';
 import { describeProviderError, type RunError } from './errors';
@@ -10,7 +10,8 @@ import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
 import type { LoopObserver } from './step-timing';
 import { LoopGuard, type CallSeen } from './loop-guard';
 import { runToolCall } from './tool-call';
-import { abandoned, Announcements, StepWriter, ThrottledSaver, type Transcript } from './transcript';
+import { ToolQueue } from './tool-queue';
+import { Announcements, NOT_RUN, notRun, StepWriter, ThrottledSaver, type Transcript } from './transcript';
 
 export type { Transcript } from './transcript';
 
@@ -87,8 +88,8 @@ export interface LoopOptions {
 }
 
 /**
- * One agent loop: stream the model's answer, run the tools it asks for, append the results, and
- * repeat until it answers without tools, the signal aborts, a provider error, or the step limit.
+ * One agent loop: stream the model's answer, run the tools it asks for (each as soon as the answer
+ * names it), append the results, and repeat until it answers without tools, the signal aborts, a provider error, or the step limit.
  * Every step is saved through the transcript before the next one starts. Used by the main chat
  * (`AgentRunner`) and by sub-agents (in-memory transcript, narrowed tools).
  */
@@ -112,6 +113,26 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     news.send();
   }
 
+  /** Runs one call and keeps its result on its message, marked for the step's write. */
+  async function runOne(call: ToolCall, toolMessage: ToolMessage, writer: StepWriter): Promise<void> {
+    news.add(toolMessage, ANNOUNCE_WAIT_MS);
+    const startedAt = performance.now();
+    observer?.toolStarted(startedAt);
+    const seen: Partial<CallSeen> = {};
+    let result = await runToolCall({ ...options, transcript: announcing(transcript, news) }, call, toolMessage, seen);
+    const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
+    if (repeat.notice) result = { ...result, notice: repeat.notice };
+    looping ??= repeat.stop;
+    const endedAt = performance.now();
+    observer?.toolEnded(endedAt);
+    toolMessage.status = result.ok ? 'done' : 'error';
+    toolMessage.result = result;
+    toolMessage.durationMs = Math.round(endedAt - startedAt);
+    writer.mark(toolMessage);
+    writer.later();
+    news.add(toolMessage);
+  }
+
   async function steps(): Promise<LoopOutcome> {
     for (let step = 0; step < maxSteps; step++) {
       if (meter.limit !== undefined && step > 0 && meter.used >= meter.limit) {
@@ -133,6 +154,45 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       const timings: RequestTimings = {};
       const trace: TraceSink | undefined = transcript.keepTrace ? { attempts: 0 } : undefined;
       let failure: RunError | undefined;
+      // The step's tool calls start as the answer names them, not after its last event (the
+      // package's pipeline takes about a millisecond to end a stream): see `ToolQueue`.
+      const writer = new StepWriter(transcript, STEP_WRITE_DELAY_MS);
+      const queue = new ToolQueue();
+      // Each call's message, prepared in the order asked (their places in the conversation follow it).
+      const preparing: Array<Promise<ToolMessage>> = [];
+      const startCall = (call: ToolCall) => {
+        const spec = registry.describe(call.name);
+        const message = (preparing.at(-1) ?? Promise.resolve()).then(() =>
+          transcript.prepare<ToolMessage>({
+            role: 'tool',
+            conversationId,
+            toolCallId: call.id,
+            toolName: call.name,
+            input: call.input,
+            status: 'running',
+            pluginId: spec?.pluginId,
+            origin: spec?.origin,
+          }),
+        );
+        // Awaited by its run and at the step's end; never an unhandled rejection meanwhile.
+        message.catch(() => undefined);
+        preparing.push(message);
+        queue.add(Boolean(spec?.concurrent), async () => {
+          const toolMessage = await message;
+          // The answer broke off, the user stopped, or the loop guard ended the run: the calls
+          // not started by then do not run.
+          const why = signal.aborted ? NOT_RUN.stopped : looping ? NOT_RUN.loop : failure ? NOT_RUN.brokenOff : undefined;
+          if (why) {
+            notRun(toolMessage, why);
+            return;
+          }
+          // The answer (still streaming, or complete) and this call are on disk while it runs, if
+          // it takes a while; a quick one's go with its result.
+          writer.mark(assistant, toolMessage);
+          writer.later();
+          await runOne(call, toolMessage, writer);
+        });
+      };
       try {
         for await (const event of client.stream({
           prompt: toModelPrompt(system, history, modelOf),
@@ -144,15 +204,18 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
           sent: () => news.send(),
           trace,
         })) {
-          news.send();
           if (event.type === 'text') {
+            // What was queued before (the last step's results) reaches the pages before this piece.
+            news.send();
             const offset = assistant.text.length;
             assistant.text += event.text;
             transcript.delta(assistant.id, event.text, offset);
             saver.schedule(assistant);
           } else if (event.type === 'tool-call') {
             const providerMetadata = callMetadata(modelOf, event.providerMetadata);
-            assistant.toolCalls.push({ id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) });
+            const call: ToolCall = { id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) };
+            assistant.toolCalls.push(call);
+            startCall(call);
           } else if (event.type === 'finish') {
             assistant.usage = withCost(event.usage, client.config.pricing);
             if (event.by) assistant.by = event.by;
@@ -167,7 +230,6 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
         observer.streamEnded(timings.lastByteAt, performance.now(), timings.bodyEndAt);
       }
       options.onStreaming?.(undefined);
-      news.send();
       // Kept beside the answer, off the step's path: once the next request has left (a failed
       // write loses only the trace).
       if (trace) news.defer(() => void transcript.keepTrace?.(assistant, trace, [client.config.apiKey]));
@@ -176,9 +238,15 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       await pendingWrite;
 
       if (signal.aborted || failure) {
+        // A call that had started when the answer broke off ends first, and is kept with its result.
+        await queue.settled();
+        const toolMessages = await Promise.all(preparing);
         assistant.status = signal.aborted ? 'stopped' : 'error';
-        await transcript.save([assistant]);
+        writer.mark(assistant, ...toolMessages);
+        await writer.flush();
+        history.push(assistant, ...toolMessages);
         news.add(assistant);
+        for (const message of toolMessages) news.add(message);
         return signal.aborted ? { status: 'stopped' } : { status: 'error', error: failure! };
       }
 
@@ -186,69 +254,26 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       // when they are quick (`StepWriter`); the next request waits for it.
       assistant.status = 'complete';
       if (assistant.text) lastText = assistant.text;
-      const toolMessages: ToolMessage[] = [];
-      for (const call of assistant.toolCalls) {
-        const spec = registry.describe(call.name);
-        toolMessages.push(
-          await transcript.prepare<ToolMessage>({
-            role: 'tool',
-            conversationId,
-            toolCallId: call.id,
-            toolName: call.name,
-            input: call.input,
-            status: 'running',
-            pluginId: spec?.pluginId,
-            origin: spec?.origin,
-          }),
-        );
-      }
-      const writer = new StepWriter(transcript, STEP_WRITE_DELAY_MS);
-      writer.mark(assistant, ...toolMessages);
+      writer.mark(assistant);
       // Told within a moment, not at once: a quick tool's whole step then reaches the pages as one
       // update once the next request has left, instead of a page's render while the tool runs.
       news.add(assistant, ANNOUNCE_WAIT_MS);
       history.push(assistant);
-      if (!toolMessages.length) {
+      if (!assistant.toolCalls.length) {
         await writer.flush();
         return { status: 'done', answer: assistant };
       }
       // A tool still running after a moment: its answer and call are written meanwhile.
       writer.later();
       observer?.stepPersisted(performance.now());
-
-      const runOne = async (index: number) => {
-        const call = assistant.toolCalls[index]!;
-        const toolMessage = toolMessages[index]!;
-        news.add(toolMessage, ANNOUNCE_WAIT_MS);
-        const startedAt = performance.now();
-        observer?.toolStarted(startedAt);
-        const seen: Partial<CallSeen> = {};
-        let result = await runToolCall({ ...options, transcript: announcing(transcript, news) }, call, toolMessage, seen);
-        const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
-        if (repeat.notice) result = { ...result, notice: repeat.notice };
-        looping ??= repeat.stop;
-        const endedAt = performance.now();
-        observer?.toolEnded(endedAt);
-        toolMessage.status = result.ok ? 'done' : 'error';
-        toolMessage.result = result;
-        toolMessage.durationMs = Math.round(endedAt - startedAt);
-        writer.mark(toolMessage);
-        writer.later();
-        news.add(toolMessage);
-      };
-      // Tools run one by one in the order asked, except that consecutive calls of a concurrent
-      // tool (sub-agents) run together.
-      for (const batch of batches(assistant.toolCalls.map((call) => Boolean(registry.describe(call.name)?.concurrent)))) {
-        if (batch.length === 1) await runOne(batch[0]!);
-        else await Promise.all(batch.map(runOne));
-        for (const index of batch) history.push(toolMessages[index]!);
-        if (signal.aborted || looping) {
-          const notRun = abandoned(toolMessages.slice(batch.at(-1)! + 1));
-          writer.mark(...notRun);
-          await writer.flush();
-          for (const message of notRun) news.add(message);
-          return looping && !signal.aborted ? { status: 'loop', notice: looping } : { status: 'stopped' };
-        }
+      await queue.settled();
+      const toolMessages = await Promise.all(preparing);
+      history.push(...toolMessages);
+      if (signal.aborted || looping) {
+        writer.mark(...toolMessages);
+        await writer.flush();
+        for (const message of toolMessages) news.add(message);
+        return looping && !signal.aborted ? { status: 'loop', notice: looping } : { status: 'stopped' };
       }
       // The step's last write: the answer with its results, or what came after a slow tool's start.
       pendingWrite = writer.flush().then(() => observer?.writesDone(performance.now()));
@@ -278,15 +303,4 @@ export function withCost(usage: Usage | undefined, pricing: Pricing | undefined)
   if (!usage || !pricing) return usage;
   const cost = ((usage.inputTokens ?? 0) * pricing.inputPerMTok + (usage.outputTokens ?? 0) * pricing.outputPerMTok) / 1_000_000;
   return { ...usage, costUsd: cost };
-}
-
-/** Groups call indexes: each call alone, except runs of consecutive concurrent calls together. */
-export function batches(concurrent: boolean[]): number[][] {
-  const out: number[][] = [];
-  concurrent.forEach((isConcurrent, index) => {
-    const last = out.at(-1);
-    if (isConcurrent && last && concurrent[last[0]!]) last.push(index);
-    else out.push([index]);
-  });
-  return out;
 }

@@ -1,8 +1,9 @@
 /**
- * Marks of one agent loop that an observer may time. The loop calls them in this order for each
- * step with tools: `streamEnded` (the model's answer is in), `stepPersisted` (its write issued),
- * `toolStarted`/`toolEnded` per tool, `writesDone` (the step's writes committed), then
- * `requestSent` when the next request leaves. Times are `performance.now()` values.
+ * Marks of one agent loop that an observer may time. For each step with tools the loop calls
+ * `toolStarted`/`toolEnded` per tool (a tool may start while the answer's last events still
+ * stream), `streamEnded` (the model's answer is in), `stepPersisted` (the answer is marked for the
+ * step's write), `writesDone` (the step's writes committed), then `requestSent` when the next
+ * request leaves. Times are `performance.now()` values.
  */
 export interface LoopObserver {
   /** `bodyEndAt`: when the response's end reached the page (its last byte came before). */
@@ -17,12 +18,14 @@ export interface LoopObserver {
 
 /**
  * Time the extension itself adds around one tool step, in ms: from the model's last byte to the
- * tool starting, and from the tool ending to the next model request leaving.
+ * tool starting (0 when it started before), and from the tool ending (or the last byte, if the
+ * tool was over by then) to the next model request leaving. A tool's time after the last byte is
+ * the tool's, not the extension's.
  */
 export interface StepTiming {
   toolStartDelay: number;
   nextRequestDelay: number;
-  /** Where the time goes: last byte → stream loop ends → tool messages ready (the step's write armed) → tool starts; tool ends → request sent (the step's write is waited for). */
+  /** Where the time goes, from the last byte: the stream loop ends, the answer is marked for the write, the tool starts (negative: before the last byte); from the tool's end: the request is built, the write committed, the request sent. */
   parts: { streamEnd: number; bodyEnd: number; persist: number; toStart: number; toRequest: number; written: number; built: number };
 }
 
@@ -56,27 +59,29 @@ export class StepTimer {
 }
 
 class LoopMarks implements LoopObserver {
-  private current: Marks | undefined;
+  /** The step being streamed or run. */
+  private current: Partial<Marks> = {};
+  /** The step whose next request is awaited. */
   private previous: Marks | undefined;
 
   constructor(private readonly push: (timing: StepTiming) => void) {}
 
   streamEnded(lastByteAt: number | undefined, at: number, bodyEndAt?: number): void {
-    this.current = { lastByte: lastByteAt ?? at, streamEnd: at, bodyEnd: bodyEndAt };
+    Object.assign(this.current, { lastByte: lastByteAt ?? at, streamEnd: at, bodyEnd: bodyEndAt });
   }
   stepPersisted(at: number): void {
-    if (this.current) this.current.persisted = at;
+    this.current.persisted = at;
   }
   toolStarted(at: number): void {
-    if (this.current) this.current.toolStart ??= at;
+    this.current.toolStart ??= at;
   }
   toolEnded(at: number): void {
-    if (this.current) this.current.toolEnd = Math.max(this.current.toolEnd ?? 0, at);
+    this.current.toolEnd = Math.max(this.current.toolEnd ?? 0, at);
   }
   writesDone(at: number): void {
-    if (!this.current) return;
-    this.current.written = at;
-    this.previous = this.current.toolStart !== undefined ? this.current : undefined;
+    const step = { ...this.current, written: at };
+    this.current = {};
+    this.previous = step.toolStart !== undefined && step.lastByte !== undefined ? (step as Marks) : undefined;
   }
   requestSent(at: number | undefined, builtAt?: number): void {
     const p = this.previous;
@@ -84,13 +89,13 @@ class LoopMarks implements LoopObserver {
     if (!p || at === undefined || p.toolStart === undefined || p.toolEnd === undefined) return;
     const persisted = p.persisted ?? p.streamEnd;
     this.push({
-      toolStartDelay: p.toolStart - p.lastByte,
-      nextRequestDelay: at - p.toolEnd,
+      toolStartDelay: Math.max(0, p.toolStart - p.lastByte),
+      nextRequestDelay: at - Math.max(p.toolEnd, p.lastByte),
       parts: {
         streamEnd: p.streamEnd - p.lastByte,
         bodyEnd: (p.bodyEnd ?? NaN) - p.lastByte,
         persist: persisted - p.streamEnd,
-        toStart: p.toolStart - persisted,
+        toStart: p.toolStart - p.lastByte,
         toRequest: at - p.toolEnd,
         written: (p.written ?? NaN) - p.toolEnd,
         built: (builtAt ?? NaN) - p.toolEnd,

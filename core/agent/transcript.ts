@@ -47,13 +47,18 @@ export function storeTranscript(store: ConversationStore, events: AgentEvents, c
   };
 }
 
-/** Marks tool calls that will not run now that the run was stopped (the caller writes them). */
-export function abandoned(messages: ToolMessage[]): ToolMessage[] {
-  for (const message of messages) {
-    message.status = 'error';
-    message.result = { ok: false, code: 'aborted', error: 'Not run: the user stopped the run.' };
-  }
-  return messages;
+/** Why a tool call the model asked for did not run: the model reads it as the call's error. */
+export const NOT_RUN = {
+  stopped: 'Not run: the user stopped the run.',
+  loop: 'Not run: the run was stopped because it kept repeating itself.',
+  brokenOff: "Not run: the model's answer broke off before it was complete.",
+} as const;
+
+/** Marks a tool call that will not run (the caller writes it). */
+export function notRun(message: ToolMessage, why: (typeof NOT_RUN)[keyof typeof NOT_RUN]): ToolMessage {
+  message.status = 'error';
+  message.result = { ok: false, code: 'aborted', error: why };
+  return message;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { batches } from '@/core/agent/loop';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import type { ToolAnnotations, ToolSpec } from '@/core/registry/types';
 import { applySubAgentEvent } from './record';
@@ -47,11 +46,6 @@ describe('sub-agent types', () => {
     expect(bind('close_tab', { tab_id: 7 })).toEqual({ tab_id: 7 });
     expect(() => bind('close_tab', { tab_id: 8 })).toThrow(/works in tab 7 only/);
     expect(bind('list_tabs', {})).toEqual({});
-  });
-
-  test('concurrent calls run together only when consecutive', () => {
-    expect(batches([true, true, false, true, true, true])).toEqual([[0, 1], [2], [3, 4, 5]]);
-    expect(batches([false, false])).toEqual([[0], [1]]);
   });
 
   test('sub-agent events build the record kept on the tool message', () => {

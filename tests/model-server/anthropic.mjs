@@ -1,7 +1,8 @@
 // A scripted Anthropic Messages server: `POST /v1/messages` answered with the real SSE events
 // (message_start, content_block_start/delta/stop with text_delta and input_json_delta,
 // message_delta with stop_reason and usage, message_stop, ping), `GET /v1/models`, and the
-// API's error bodies ({type: "error", error: {type, message}}) for each error mode.
+// API's error bodies ({type: "error", error: {type, message}}) for each error mode. A reply may
+// also be cut off after its tool calls (`cutAfterCalls`).
 
 import { estimateTokens, json, pieces, readBody, scriptRequest, sleep, startScriptedServer } from './wire.mjs';
 
@@ -119,6 +120,12 @@ export function startAnthropicServer(options = {}) {
       }
       await send('content_block_stop', { index });
       index++;
+    }
+    if (reply.cutAfterCalls) {
+      // The calls are complete, then the connection is cut: no message_delta, no message_stop.
+      await sleep(50);
+      res.socket?.destroy();
+      return;
     }
     await send('message_delta', {
       delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null },
