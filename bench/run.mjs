@@ -1,15 +1,22 @@
 // Size and speed figures of the walking skeleton. Run on demand: `npm run bench` (all), or
-// `node bench/run.mjs sizes|steps [chromium|firefox] [--think=100]`. Prints tables; writes nothing to the repo.
+// `node bench/run.mjs sizes|steps [chromium|firefox] [--think=100] [--wire=openai|anthropic|ollama]`.
+// Prints tables; writes nothing to the repo.
 //
 // - sizes (bench/sizes.mjs): each page's initial JavaScript (gzipped), one language's words, the
 //   zips and their biggest files, the background bundle, the sidebar's 10 biggest modules.
 // - steps: the time the extension adds per agent step, with the scripted model, in the real
 //   browser: model's last byte → tool starts, and tool ends → next request sent. Reported against
 //   the whole step time (request → next request) measured in the same run. Twice: the model
-//   answering at once, then after `--think` ms (100), as a real model does.
+//   answering at once, then after `--think` ms (100), as a real model does. Then a step of two
+//   calls whose answer is written an event every 20 ms (a sandbox script, then `list_tabs`): its
+//   whole time shows whether the first tool runs while the model still writes the second call.
+//   `--wire`: the scripted model speaks OpenAI's wire format (default), Anthropic's or Ollama's,
+//   through a profile of that provider.
 
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startAnthropicServer } from '../tests/model-server/anthropic.mjs';
+import { startOllamaServer } from '../tests/model-server/ollama.mjs';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { sizes } from './sizes.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
@@ -63,13 +70,28 @@ function measureIndexedDbWrite(page, count = 60) {
 /** How long the scripted model "thinks" before its answer's first byte, in the second pass (ms; `--think=N`). */
 const THINK_MS = Number(process.argv.find((a) => a.startsWith('--think='))?.slice(8) ?? 100);
 
+/** The wire format the scripted model speaks (`--wire=`), and the profile that reaches it. */
+const WIRES = {
+  openai: { start: () => startModelServer(), provider: undefined, model: 'scripted-model' },
+  anthropic: { start: () => startAnthropicServer(), provider: 'Anthropic', model: 'claude-scripted', apiKey: 'sk-bench' },
+  ollama: { start: () => startOllamaServer(), provider: 'Ollama', model: 'scripted-model' },
+};
+const WIRE = process.argv.find((a) => a.startsWith('--wire='))?.slice(7) ?? 'openai';
+if (!WIRES[WIRE]) throw new Error(`--wire: one of ${Object.keys(WIRES).join(', ')}`);
+
+/** The two-call step: a sandbox script of about this long, then `list_tabs`; the answer an event every `TWO_CALL_PACE_MS`. */
+const SANDBOX_BUSY_MS = 40;
+const TWO_CALL_PACE_MS = 20;
+const TWO_CALL_STEPS = 8;
+
 async function steps(browserName) {
   const STEPS = 40;
   const RUNS = 3;
-  const model = await startModelServer();
+  const wire = WIRES[WIRE];
+  const model = await wire.start();
   const h = await launch(browserName, { preciseClock: true });
   try {
-    (await configureProvider(h, { baseUrl: model.url })).close();
+    (await configureProvider(h, { baseUrl: model.url, provider: wire.provider, model: wire.model, apiKey: wire.apiKey })).close();
     const sidebar = await openSidebar(h);
     await sidebar.evaluate(() => (globalThis.browser ?? globalThis.chrome).storage.local.set({ agent: { maxSteps: 100 } }));
     // Two passes in the same browser: the model answering at once (the sidebar's rendering of a step
@@ -98,6 +120,7 @@ async function steps(browserName) {
       const timings = (await callBackground(sidebar, 'getStepTimings')).slice(before);
       printSteps(browserName, thinkMs, timings, stepTimes);
     }
+    await twoCalls(browserName, model, sidebar);
     const idbWrites = await measureIndexedDbWrite(sidebar);
     // The approval gate's decision alone, for a call it lets through from memory (no ask, no storage).
     const gateTimes = await callBackground(sidebar, 'measureGate', { name: 'list_tabs', input: {}, iterations: 5000 });
@@ -123,7 +146,7 @@ function printSteps(browserName, thinkMs, timings, stepTimes) {
   const next = timings.map((t) => t.nextRequestDelay);
   const total = timings.map((t) => t.toolStartDelay + t.nextRequestDelay);
   const model = thinkMs ? `scripted model on 127.0.0.1 answering after ${thinkMs} ms` : 'scripted model on 127.0.0.1 answering at once';
-  console.log(`\n## Per-step overhead in ${browserName} (${timings.length} tool steps, ${model})\n`);
+  console.log(`\n## Per-step overhead in ${browserName} (${timings.length} tool steps, ${model}, ${WIRE}'s wire format)\n`);
   table([
     ['interval', 'median', 'p95'],
     ["model's last byte → tool starts", fmt(quantile(start, 0.5)), fmt(quantile(start, 0.95))],
@@ -146,6 +169,44 @@ function printSteps(browserName, thinkMs, timings, stepTimes) {
   const early = timings.filter((t) => t.parts.toStart < 0).length;
   console.log(`\ntools started before the answer's last byte: ${early} of ${timings.length}`);
   console.log(`overhead / whole step (medians): ${((quantile(total, 0.5) / quantile(stepTimes, 0.5)) * 100).toFixed(1)} %`);
+}
+
+/**
+ * Steps of two calls, the answer written an event every `TWO_CALL_PACE_MS` (as a model writes):
+ * a sandbox script busy for `SANDBOX_BUSY_MS`, then `list_tabs`. Where the package gives a call as
+ * its block ends, the script runs while the second call is still being written.
+ */
+async function twoCalls(browserName, model, sidebar) {
+  // A different script each step: the loop guard stops a run that repeats a call and its result.
+  const busy = (step) => `const t = Date.now(); while (Date.now() - t < ${SANDBOX_BUSY_MS}) {} 'step ${step}'`;
+  const steps = [];
+  // One unreported run first: the sandbox's first start (its document, QuickJS's module) is slower.
+  for (let run = 0; run < 2; run++) {
+    model.reset();
+    model.setScript(async (req) => {
+      const done = req.messages.filter((m) => m.role === 'tool').length;
+      return done < TWO_CALL_STEPS * 2
+        ? { toolCalls: [{ name: 'execute_script', arguments: { code: busy(done), target: 'sandbox' } }, { name: 'list_tabs', arguments: {} }], delayMs: TWO_CALL_PACE_MS }
+        : { text: 'Two calls done.' };
+    });
+    await sidebar.click('button', 'New conversation');
+    await sendMessage(sidebar, `Two calls ${run + 1}`);
+    const deadline = Date.now() + 120_000;
+    while (model.requests.length <= TWO_CALL_STEPS && Date.now() < deadline) await sleep(50);
+    await sidebar.waitForText('Two calls done.', { timeout: 120_000 });
+    await waitForIdle(sidebar);
+    if (run === 0) continue;
+    for (let i = 1; i < model.requests.length; i++) {
+      const previous = model.requests[i - 1];
+      steps.push({ whole: model.requests[i].receivedAt - previous.receivedAt, afterLastByte: model.requests[i].receivedAt - previous.lastByteAt });
+    }
+  }
+  console.log(`\n## A step of two calls in ${browserName} (${steps.length} steps; ${WIRE}'s wire format, an event every ${TWO_CALL_PACE_MS} ms; a sandbox script of ${SANDBOX_BUSY_MS} ms, then list_tabs)\n`);
+  table([
+    ['interval', 'median', 'p95'],
+    ['request → next request', fmt(quantile(steps.map((s) => s.whole), 0.5)), fmt(quantile(steps.map((s) => s.whole), 0.95))],
+    ["the answer's last byte → next request", fmt(quantile(steps.map((s) => s.afterLastByte), 0.5)), fmt(quantile(steps.map((s) => s.afterLastByte), 0.95))],
+  ]);
 }
 
 if (what === 'all' || what === 'sizes') sizes(ROOT, table);

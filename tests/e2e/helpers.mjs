@@ -1,18 +1,34 @@
 // Steps shared by the end-to-end scenarios, done through the UI as a person would.
 
-/** Sets the model provider on the options page, and checks that it says so. */
-export async function configureProvider(h, { baseUrl, model = 'scripted-model', apiKey = '' }) {
+/**
+ * Sets the model provider on the options page, and checks that it says so: the default profile's
+ * address and model, or, given `provider` (its name in the Provider list), a new profile of that
+ * type, which becomes the default.
+ */
+export async function configureProvider(h, { baseUrl, model = 'scripted-model', apiKey = '', provider }) {
   const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
   await options.click('link', 'Model provider');
   // The form fills itself with the saved settings when they arrive: type only after that, or the
   // late arrival overwrites what was typed (seen on a busy machine).
   await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+  if (provider) {
+    await choose(options, 'Profile', 'New profile…');
+    await choose(options, 'Provider', provider);
+  }
   await options.fill('Base URL', baseUrl);
   await options.fill('Model', model);
   if (apiKey) await options.fill('API key', apiKey);
   await options.click('button', 'Save');
   await options.waitForText('Saved.');
   return options;
+}
+
+/** Chooses an option of a select by its visible text (both drivers select by value). */
+export async function choose(page, label, optionText) {
+  const selector = await page.find('combobox', label);
+  const value = await page.evaluate(([s, text]) => [...document.querySelector(s).options].find((o) => o.textContent.trim() === text)?.value, [selector, optionText]);
+  if (value === undefined) throw new Error(`The ${label} select does not offer "${optionText}".`);
+  await page.select(label, value);
 }
 
 /**

@@ -11,20 +11,9 @@ import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { allowLocalOrigins, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { allowLocalOrigins, choose, configureProvider, lastAnswer, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
 
 const KEY = 'sk-provider-test';
-
-/** Chooses an option of a select by its visible text (both drivers select by value). */
-async function choose(page, label, optionText) {
-  const selector = await page.find('combobox', label);
-  const value = await page.evaluate(
-    ([s, text]) => [...document.querySelector(s).options].find((o) => o.textContent.trim() === text)?.value,
-    [selector, optionText],
-  );
-  assert.ok(value !== undefined, `the ${label} select offers "${optionText}"`);
-  await page.select(label, value);
-}
 
 /** A page of about 20 KB of article text. */
 function bigPage() {
@@ -33,21 +22,6 @@ function bigPage() {
     (_, i) => `<p>Paragraph ${i + 1} of the long article: tide pools keep their animals through winter storms, and measurement ${i * 17} was taken at dawn near the north rocks.</p>`,
   );
   return `<!doctype html><html><head><title>A long article</title></head><body><main><article><h1>A long article</h1>${paragraphs.join('')}</article></main></body></html>`;
-}
-
-/** Makes a new profile on the options page and saves it (it becomes the default). */
-async function addProfile(h, { provider, baseUrl, apiKey, model }) {
-  const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
-  await options.click('link', 'Model provider');
-  await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
-  await choose(options, 'Profile', 'New profile…');
-  await choose(options, 'Provider', provider);
-  await options.fill('Base URL', baseUrl);
-  if (apiKey) await options.fill('API key', apiKey);
-  await options.fill('Model', model);
-  await options.click('button', 'Save');
-  await options.waitForText('Saved.');
-  return options;
 }
 
 for (const browserName of selectedBrowsers()) {
@@ -87,7 +61,7 @@ for (const browserName of selectedBrowsers()) {
       test(`${c.name}: picked on the options page, a chat with a tool call`, async () => {
         const server = servers[c.server];
         server.reset();
-        const options = await addProfile(h, { provider: c.name, baseUrl: server.url, apiKey: c.key ? KEY : '', model: c.model });
+        const options = await configureProvider(h, { provider: c.name, baseUrl: server.url, apiKey: c.key ? KEY : '', model: c.model });
         // The provider's own model list, fetched through the background.
         await options.click('button', 'Load models');
         await options.waitForText(/models? listed/);
@@ -200,7 +174,7 @@ for (const browserName of selectedBrowsers()) {
         }
         return { text: 'I was told of no tools.' };
       });
-      const options = await addProfile(h, { provider: 'Ollama', baseUrl: server.url, model: 'scripted-small' });
+      const options = await configureProvider(h, { provider: 'Ollama', baseUrl: server.url, model: 'scripted-small' });
       await options.close();
       const sidebar = await openSidebar(h);
       await sidebar.click('button', 'New conversation');

@@ -17,7 +17,7 @@ import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText, defaultScript, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
-import { lastAnswer, openSidebar, sendMessage, tabIdOf, waitForIdle } from './helpers.mjs';
+import { choose, lastAnswer, openSidebar, sendMessage, tabIdOf, waitForIdle } from './helpers.mjs';
 
 const KEY = 'sk-vision-test';
 const TOOL = 'mcp_charts_get_chart';
@@ -45,14 +45,6 @@ async function visionScript(req) {
     return { toolCalls: [{ name: TOOL, arguments: { city: 'Oslo' }, thoughtSignature: SIGNATURE }] };
   }
   return defaultScript(req);
-}
-
-/** Chooses an option of a select by its visible text (both drivers select by value). */
-async function choose(page, label, optionText) {
-  const selector = await page.find('combobox', label);
-  const value = await page.evaluate(([s, text]) => [...document.querySelector(s).options].find((o) => o.textContent.trim() === text)?.value, [selector, optionText]);
-  assert.ok(value !== undefined, `the ${label} select offers "${optionText}"`);
-  await page.select(label, value);
 }
 
 for (const browserName of selectedBrowsers()) {

@@ -76,10 +76,11 @@ export function startAnthropicServer(options = {}) {
     if (reply.status >= 400) return json(res, reply.status, reply.errorBody ?? anthropicError('server').body);
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    // `delayMs` paces the events; none after the last (the answer ends with it, as the API's do).
     const send = async (event, data) => {
       res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
       request.lastByteAt = performance.now();
-      if (reply.delayMs) await sleep(reply.delayMs);
+      if (reply.delayMs && event !== 'message_stop') await sleep(reply.delayMs);
     };
     const id = `msg_${ctx.nextId()}`;
     const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };

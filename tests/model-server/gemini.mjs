@@ -104,7 +104,8 @@ export function startGeminiServer(options = {}) {
       };
       res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
       request.lastByteAt = performance.now();
-      if (reply.delayMs) await sleep(reply.delayMs);
+      // `delayMs` paces the chunks; none after the last (the answer ends with it).
+      if (reply.delayMs && !last) await sleep(reply.delayMs);
     };
     const texts = pieces(reply.text ?? '', reply.chunkSize);
     const calls = (reply.toolCalls ?? []).map((c, i) => {

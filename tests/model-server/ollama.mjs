@@ -66,7 +66,8 @@ export function startOllamaServer(options = {}) {
     const line = async (value) => {
       res.write(`${JSON.stringify({ model: body.model, created_at: new Date().toISOString(), ...value })}\n`);
       request.lastByteAt = performance.now();
-      if (reply.delayMs) await sleep(reply.delayMs);
+      // `delayMs` paces the lines; none after the last (the answer ends with it).
+      if (reply.delayMs && !value.done) await sleep(reply.delayMs);
     };
     if (reply.malformed) {
       res.write('{"model": "x", "message": {"role": "assistant", "content": "Hel\n');
