@@ -213,6 +213,12 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
             saver.schedule(assistant);
           } else if (event.type === 'tool-call') {
             const providerMetadata = callMetadata(modelOf, event.providerMetadata);
+            const known = assistant.toolCalls.find((c) => c.id === event.id);
+            if (known) {
+              // Given early, now with what the provider attached at the end.
+              if (providerMetadata) known.providerMetadata = providerMetadata;
+              continue;
+            }
             const call: ToolCall = { id: event.id, name: event.name, input: event.input, invalid: event.invalid, ...(providerMetadata && { providerMetadata }) };
             assistant.toolCalls.push(call);
             startCall(call);

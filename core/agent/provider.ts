@@ -32,7 +32,11 @@ export interface ProviderConfig {
   pricing?: Pricing;
 }
 
-/** One event of a streamed model answer, independent of the SDK that produced it. */
+/**
+ * One event of a streamed model answer, independent of the SDK that produced it. A tool call is
+ * given once it is complete, possibly before the answer ends; it may come again by the same id
+ * with what the provider attached to it at the end (`providerMetadata`), which is all that counts then.
+ */
 export type ModelEvent =
   | { type: 'text'; text: string }
   | {

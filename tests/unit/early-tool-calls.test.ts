@@ -125,10 +125,10 @@ describe('tool calls start as the answer names them', () => {
     });
   }
 
-  // The OpenAI-compatible package (its StreamingToolCallTracker) finishes calls when its stream
-  // ends, and Gemini sends its calls in the answer's last chunk: the tool starts after the last byte.
+  // The OpenAI-compatible package (its StreamingToolCallTracker) holds calls until its stream ends,
+  // and Gemini sends its calls in the answer's last chunk: a lone call starts after the last byte.
   for (const type of ['openai-compatible', 'google'] as const) {
-    it(`${type}: the calls come with the answer's end, and the tool starts after its last byte`, async () => {
+    it(`${type}: a lone call comes with the answer's end, and the tool starts after its last byte`, async () => {
       const ctx = setup(type);
       ctx.server.queue([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], delayMs: 30 }, { text: 'Clear in Oslo.' }]);
       const { conversation, messages } = await ctx.run('Weather in Oslo?');
@@ -138,6 +138,47 @@ describe('tool calls start as the answer names them', () => {
       expect(ctx.timings[0]!.toolStartDelay).toBeGreaterThan(0);
     });
   }
+
+  it('OpenAI-compatible: of two calls, the first starts as the second begins (its input is whole JSON by then)', async () => {
+    const ctx = setup('openai-compatible');
+    ctx.server.queue([{ toolCalls: [{ name: 'slow' }, { name: 'get_weather', arguments: { city: 'Rome' } }], delayMs: 30 }, { text: 'Both done.' }]);
+    const { conversation, messages } = await ctx.run('Two things');
+    expect(conversation.status).toBe('idle');
+    const [slow, weather] = ctx.ran;
+    // After the second call's start: its two pieces, the finish and the usage, 30 ms apart.
+    expect(slow!.startedAt).toBeLessThan(ctx.server.requests[0]!.lastByteAt! - 60);
+    expect(weather!.startedAt).toBeGreaterThanOrEqual(Math.max(slow!.endedAt!, ctx.server.requests[0]!.lastByteAt!));
+    expect(messages.map((m) => (m.role === 'tool' ? (m as ToolMessage).toolName : m.role))).toEqual(['user', 'assistant', 'slow', 'get_weather', 'assistant']);
+    expect((messages[1] as AssistantMessage).toolCalls).toMatchObject([{ name: 'slow', input: {} }, { name: 'get_weather', input: { city: 'Rome' } }]);
+  });
+
+  it('OpenAI-compatible: a call given early still gets what the provider attaches at the end (a Gemini thought signature), and sends it back', async () => {
+    const ctx = setup('openai-compatible');
+    const signature = 'c2lnbmF0dXJlIG9mIHRoZSBmaXJzdCBjYWxs';
+    ctx.server.queue([
+      { toolCalls: [{ id: 'call_a', name: 'get_weather', arguments: { city: 'Oslo' }, thoughtSignature: signature }, { id: 'call_b', name: 'get_weather', arguments: { city: 'Rome' } }], delayMs: 10 },
+      { text: 'Clear in both.' },
+    ]);
+    const { messages } = await ctx.run('Oslo and Rome?');
+    expect(ctx.ran[0]!.startedAt).toBeLessThan(ctx.server.requests[0]!.lastByteAt!);
+    const calls = (messages[1] as AssistantMessage).toolCalls;
+    expect(calls.map((c) => c.id)).toEqual(['call_a', 'call_b']);
+    expect(calls[0]!.providerMetadata).toEqual({ type: 'openai-compatible', model: 'scripted-model', value: { google: { thoughtSignature: signature } } });
+    expect(calls[1]!.providerMetadata).toBeUndefined();
+    const sent = ctx.server.requests[1]!.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(sent.tool_calls[0]).toMatchObject({ id: 'call_a', extra_content: { google: { thought_signature: signature } } });
+  });
+
+  it('OpenAI-compatible: a call whose input is not whole JSON is not given early; at the end it is refused as invalid', async () => {
+    const ctx = setup('openai-compatible');
+    ctx.server.queue([{ toolCalls: [{ name: 'get_weather', arguments: '{"city": "Os' }, { name: 'slow' }], delayMs: 10 }, { text: 'Once more.' }]);
+    const { messages } = await ctx.run('Oslo?');
+    expect(ctx.ran.map((r) => r.name)).toEqual(['slow']);
+    const tools = messages.filter((m): m is ToolMessage => m.role === 'tool');
+    expect(tools.map((m) => m.toolName)).toEqual(['get_weather', 'slow']);
+    expect(tools[0]).toMatchObject({ status: 'error', result: { ok: false, code: 'invalid_input' } });
+    expect(tools[1]).toMatchObject({ status: 'done' });
+  });
 
   it('runs the first of two calls while the second is still being written, one at a time, kept in the order asked', async () => {
     const ctx = setup('anthropic');

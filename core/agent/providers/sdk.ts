@@ -1,7 +1,7 @@
 import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderMetadata, type SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeProviderError, ProviderError } from '../errors';
 import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
-import type { ModelClient, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
+import type { ModelClient, ModelEvent, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
 import type { ToolSpec } from '@/core/registry/types';
 
 export interface RequestHooks {
@@ -157,6 +157,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
     async *stream(request) {
       let failure: unknown;
       let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+      const calls = new EarlyCalls();
       try {
         reader = (await open(request)).stream.getReader();
         for (;;) {
@@ -164,9 +165,18 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
           if (done) break;
           if (part.type === 'text-delta') {
             if (part.delta) yield { type: 'text', text: part.delta };
+          } else if (part.type === 'tool-input-start') {
+            yield* calls.started(part.id, part.toolName);
+          } else if (part.type === 'tool-input-delta') {
+            calls.delta(part.id, part.delta);
           } else if (part.type === 'tool-call') {
-            const { input, invalid } = parseToolInput(part.input);
             const metadata = part.providerMetadata && (options.toolCallMetadata ? options.toolCallMetadata(part.providerMetadata) : part.providerMetadata);
+            if (calls.given(part.toolCallId)) {
+              // Given early: only what the package adds at the end (a call's metadata) is new.
+              if (metadata) yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: undefined, providerMetadata: metadata };
+              continue;
+            }
+            const { input, invalid } = parseToolInput(part.input);
             yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input, invalid, ...(metadata && { providerMetadata: metadata }) };
           } else if (part.type === 'finish') {
             if (options.incomplete?.(part)) {
@@ -196,6 +206,44 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
       }
     },
   };
+}
+
+/**
+ * Tool calls some packages hold until their stream ends (the OpenAI-compatible one finishes every
+ * call in its `flush`), given as soon as they are known to be complete: when the next call starts,
+ * a call whose streamed input is whole JSON is over (calls stream one after another). The package's
+ * own `tool-call` for it comes later and is not given again (`given`). Packages that give each call
+ * as its input ends (Anthropic's, Ollama's) never have one left here when the next starts.
+ */
+class EarlyCalls {
+  private readonly streaming = new Map<string, { name: string; input: string }>();
+  private readonly early = new Set<string>();
+
+  *started(id: string, name: string): Generator<ModelEvent> {
+    for (const [earlier, call] of this.streaming) {
+      if (!call.input.trim()) continue;
+      try {
+        const input: unknown = JSON.parse(call.input);
+        this.early.add(earlier);
+        yield { type: 'tool-call', id: earlier, name: call.name, input };
+      } catch {
+        // Not whole JSON: the package's own call, at the end, says what it is.
+      }
+    }
+    this.streaming.clear();
+    this.streaming.set(id, { name, input: '' });
+  }
+
+  delta(id: string, text: string): void {
+    const call = this.streaming.get(id);
+    if (call) call.input += text;
+  }
+
+  /** True if the call was given early (and is forgotten by this). */
+  given(id: string): boolean {
+    this.streaming.delete(id);
+    return this.early.delete(id);
+  }
 }
 
 /** Tool-call arguments arrive as a JSON string; an empty one means no arguments. */
