@@ -67,6 +67,22 @@ function measureIndexedDbWrite(page, count = 60) {
   }, count);
 }
 
+/**
+ * One run in a new conversation: the scripted model answers `answer(tool results so far)` until it
+ * says `doneText`, after `steps` tool steps. Waited for from here (the model server's count), not
+ * by polling the page: in Firefox the driver's polling would run on the thread the background shares.
+ */
+async function runScripted(sidebar, model, message, steps, doneText, answer) {
+  model.reset();
+  model.setScript((req) => answer(req.messages.filter((m) => m.role === 'tool').length));
+  await sidebar.click('button', 'New conversation');
+  await sendMessage(sidebar, message);
+  const deadline = Date.now() + 120_000;
+  while (model.requests.length <= steps && Date.now() < deadline) await sleep(50);
+  await sidebar.waitForText(doneText, { timeout: 120_000 });
+  await waitForIdle(sidebar);
+}
+
 /** How long the scripted model "thinks" before its answer's first byte, in the second pass (ms; `--think=N`). */
 const THINK_MS = Number(process.argv.find((a) => a.startsWith('--think='))?.slice(8) ?? 100);
 
@@ -101,20 +117,10 @@ async function steps(browserName) {
       const stepTimes = [];
       const before = (await callBackground(sidebar, 'getStepTimings')).length;
       for (let run = 0; run < RUNS; run++) {
-        model.reset();
-        model.setScript(async (req) => {
+        await runScripted(sidebar, model, `Benchmark run ${run + 1}`, STEPS, 'All steps done.', async (done) => {
           if (thinkMs) await sleep(thinkMs);
-          const done = req.messages.filter((m) => m.role === 'tool').length;
           return done < STEPS ? { toolCalls: [{ name: 'list_tabs', arguments: {} }] } : { text: 'All steps done.' };
         });
-        await sidebar.click('button', 'New conversation');
-        await sendMessage(sidebar, `Benchmark run ${run + 1}`);
-        // Waited for from here (the model server's count), not by polling the page: in Firefox the
-        // driver's polling would run on the thread the background shares.
-        const deadline = Date.now() + 120_000;
-        while (model.requests.length <= STEPS && Date.now() < deadline) await sleep(50);
-        await sidebar.waitForText('All steps done.', { timeout: 120_000 });
-        await waitForIdle(sidebar);
         for (let i = 1; i < model.requests.length; i++) stepTimes.push(model.requests[i].receivedAt - model.requests[i - 1].receivedAt - thinkMs);
       }
       const timings = (await callBackground(sidebar, 'getStepTimings')).slice(before);
@@ -182,19 +188,11 @@ async function twoCalls(browserName, model, sidebar) {
   const steps = [];
   // One unreported run first: the sandbox's first start (its document, QuickJS's module) is slower.
   for (let run = 0; run < 2; run++) {
-    model.reset();
-    model.setScript(async (req) => {
-      const done = req.messages.filter((m) => m.role === 'tool').length;
-      return done < TWO_CALL_STEPS * 2
+    await runScripted(sidebar, model, `Two calls ${run + 1}`, TWO_CALL_STEPS, 'Two calls done.', (done) =>
+      done < TWO_CALL_STEPS * 2
         ? { toolCalls: [{ name: 'execute_script', arguments: { code: busy(done), target: 'sandbox' } }, { name: 'list_tabs', arguments: {} }], delayMs: TWO_CALL_PACE_MS }
-        : { text: 'Two calls done.' };
-    });
-    await sidebar.click('button', 'New conversation');
-    await sendMessage(sidebar, `Two calls ${run + 1}`);
-    const deadline = Date.now() + 120_000;
-    while (model.requests.length <= TWO_CALL_STEPS && Date.now() < deadline) await sleep(50);
-    await sidebar.waitForText('Two calls done.', { timeout: 120_000 });
-    await waitForIdle(sidebar);
+        : { text: 'Two calls done.' },
+    );
     if (run === 0) continue;
     for (let i = 1; i < model.requests.length; i++) {
       const previous = model.requests[i - 1];

@@ -8,6 +8,7 @@ import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type StoredMessage, type ToolMessage } from '@/core/storage/db';
 import { startModelServer } from '../model-server/server.mjs';
+import { registerTestTools } from './helpers/test-tools';
 
 const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
@@ -28,34 +29,28 @@ function setup({ apiKey = 'sk-good', maxSteps = 10, baseUrl, claim }: { apiKey?:
   const store = new ConversationStore(openDb(`test-loop-${++dbCount}`));
   const registry = new ToolRegistry(interpretedValidators);
   const seenAtToolStart: StoredMessage[][] = [];
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool<{ city: string }>({
-        annotations: READ_ONLY,
-        name: 'get_weather',
-        description: 'Weather of a city.',
-        inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-        async execute({ city }, { conversationId }) {
-          // What the database holds when a tool starts: the step before it must be saved.
-          seenAtToolStart.push(await store.messages(conversationId!));
-          return { city, sky: 'clear', celsius: 21 };
-        },
-      }),
-      defineTool({
-        annotations: READ_ONLY,
-        name: 'fail',
-        description: 'Always fails.',
-        inputSchema: { type: 'object' },
-        execute() {
-          throw new Error('The weather service is down; try again later.');
-        },
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    defineTool<{ city: string }>({
+      annotations: READ_ONLY,
+      name: 'get_weather',
+      description: 'Weather of a city.',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+      async execute({ city }, { conversationId }) {
+        // What the database holds when a tool starts: the step before it must be saved.
+        seenAtToolStart.push(await store.messages(conversationId!));
+        return { city, sky: 'clear', celsius: 21 };
+      },
+    }),
+    defineTool({
+      annotations: READ_ONLY,
+      name: 'fail',
+      description: 'Always fails.',
+      inputSchema: { type: 'object' },
+      execute() {
+        throw new Error('The weather service is down; try again later.');
+      },
+    }),
+  ]);
   const events: Array<{ type: string; [k: string]: unknown }> = [];
   const sink: AgentEvents = {
     conversation: (conversation) => events.push({ type: 'conversation', status: conversation.status, conversation }),

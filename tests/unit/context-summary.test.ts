@@ -5,13 +5,14 @@ import { convert, toModelPrompt } from '@/core/agent/history';
 import { AgentRunner } from '@/core/agent/runner';
 import type { ModelClient, ModelEvent } from '@/core/agent/provider';
 import { createAgentClient } from '@/core/agent/providers';
-import { defineTool, ToolRegistry } from '@/core/registry/registry';
+import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { conversationSummaries } from '@/core/storage/context-summaries';
 import { openDb, type ContextSummary, type StoredMessage } from '@/core/storage/db';
 import { makeArchive, parseArchive } from '@/core/data/archive';
 import { contentText, startModelServer } from '../model-server/server.mjs';
+import { readPageTool, registerTestTools } from './helpers/test-tools';
 
 // The summary of a long conversation is made once and kept with it: later runs use it again until
 // the conversation outgrows it, then extend it. And each step's context work is proportional to
@@ -19,7 +20,6 @@ import { contentText, startModelServer } from '../model-server/server.mjs';
 
 const LIMIT = 4000;
 const RESULT_CHARS = 20_000;
-const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
 let server: Awaited<ReturnType<typeof startModelServer>>;
 beforeAll(async () => {
@@ -53,21 +53,9 @@ function setUp() {
   const db = openDb(`test-summary-${Math.random()}`);
   const store = new ConversationStore(db);
   const registry = new ToolRegistry(interpretedValidators);
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool<{ n: number }>({
-        annotations: READ_ONLY,
-        name: 'read_page',
-        description: 'Reads page n.',
-        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-        execute: ({ n }) => ({ n, content: pageText(n) }),
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    readPageTool(pageText),
+  ]);
   const summaries = conversationSummaries(db);
   const runner = new AgentRunner({
     store,

@@ -3,14 +3,14 @@ import { estimateTokens, limitFromError } from '@/core/agent/context-window';
 import { AgentRunner } from '@/core/agent/runner';
 import type { ProviderConfig } from '@/core/agent/provider';
 import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
-import { defineTool, ToolRegistry } from '@/core/registry/registry';
+import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type ToolMessage } from '@/core/storage/db';
 import { english } from '@/core/i18n/catalog';
 import { contentText, startModelServer } from '../model-server/server.mjs';
+import { readPageTool, registerTestTools } from './helpers/test-tools';
 
-const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
 // A small model: a scripted OpenAI-compatible server with a 4,000-token window that answers 400
 // beyond it (in OpenAI's words), and an agent run of 30 tool steps whose results are 20 KB each.
@@ -58,21 +58,9 @@ function scriptSmallModel() {
 async function runLongConversation(config: ProviderConfig) {
   const store = new ConversationStore(openDb(`test-context-${Math.random()}`));
   const registry = new ToolRegistry(interpretedValidators);
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool<{ n: number }>({
-        annotations: READ_ONLY,
-        name: 'read_page',
-        description: 'Reads page n.',
-        inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-        execute: ({ n }) => ({ n, content: pageText(n) }),
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    readPageTool(pageText),
+  ]);
   const notices: Array<[NoticeKind, string]> = [];
   const runner = new AgentRunner({
     store,

@@ -12,12 +12,12 @@ import { startAnthropicServer, type ProviderReply } from '../model-server/anthro
 import { startGeminiServer } from '../model-server/gemini.mjs';
 import { startOllamaServer } from '../model-server/ollama.mjs';
 import { startModelServer } from '../model-server/server.mjs';
+import { READ_ONLY, registerTestTools, weatherTool } from './helpers/test-tools';
 
 // A tool call starts as the model's answer names it (the loop's `ToolQueue`), not after the
 // answer's last event: against each provider's scripted server, in its real wire format, with
 // 30 ms between the server's writes so that "before the last byte" is plain to see.
 
-const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
@@ -55,28 +55,16 @@ function setup(type: ProviderType) {
       entry.endedAt = performance.now();
     }
   };
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool<{ city: string }>({
-        annotations: READ_ONLY,
-        name: 'get_weather',
-        description: 'Weather of a city.',
-        inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        execute: ({ city }) => record('get_weather', () => ({ city, sky: 'clear' })),
-      }),
-      defineTool<{ ms?: number }>({
-        annotations: READ_ONLY,
-        name: 'slow',
-        description: 'Takes a while (150 ms unless told).',
-        inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } },
-        execute: ({ ms = 150 }) => record('slow', () => new Promise((resolve) => setTimeout(() => resolve('slow done'), ms))),
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    weatherTool(({ city }) => record('get_weather', () => ({ city, sky: 'clear' }))),
+    defineTool<{ ms?: number }>({
+      annotations: READ_ONLY,
+      name: 'slow',
+      description: 'Takes a while (150 ms unless told).',
+      inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } },
+      execute: ({ ms = 150 }) => record('slow', () => new Promise((resolve) => setTimeout(() => resolve('slow done'), ms))),
+    }),
+  ]);
   const events: AgentEvents = { conversation() {}, message() {}, delta() {} };
   const config: ProviderConfig = { type, baseUrl: server.url, model: SERVERS[type].model, apiKey: type === 'ollama' ? undefined : 'key-1' };
   const timer = new StepTimer();

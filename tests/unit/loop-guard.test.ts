@@ -12,6 +12,7 @@ import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type ToolMessage } from '@/core/storage/db';
 import { contentText, startModelServer } from '../model-server/server.mjs';
+import { registerTestTools } from './helpers/test-tools';
 
 const ok = (output: unknown) => ({ ok: true as const, output });
 const seen = (name: string, input: unknown, over: { readsPage?: boolean; acting?: boolean; tab?: number } = {}) => ({ name, input, readsPage: false, acting: false, ...over });
@@ -87,35 +88,29 @@ function setup() {
   const store = new ConversationStore(openDb(`test-loop-guard-${++dbCount}`));
   const registry = new ToolRegistry(interpretedValidators);
   let counter = 0;
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool({
-        annotations: { readOnly: true, destructive: false, openWorld: false, pages: true },
-        name: 'look',
-        description: 'Reads the page.',
-        inputSchema: { type: 'object', properties: { depth: { type: 'integer' } }, additionalProperties: false },
-        execute: () => ({ url: 'https://shop.example/', outline: '- button "Buy" [ref=e1]' }),
-      }),
-      defineTool({
-        annotations: { readOnly: false, destructive: false, openWorld: false },
-        name: 'poke',
-        description: 'Does something; answers the same each time.',
-        inputSchema: { type: 'object', properties: { what: { type: 'string' } }, additionalProperties: false },
-        execute: () => 'no visible change',
-      }),
-      defineTool({
-        annotations: { readOnly: false, destructive: false, openWorld: false },
-        name: 'step',
-        description: 'Moves on: another answer each time.',
-        inputSchema: { type: 'object', additionalProperties: false },
-        execute: () => `now at ${++counter}`,
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    defineTool({
+      annotations: { readOnly: true, destructive: false, openWorld: false, pages: true },
+      name: 'look',
+      description: 'Reads the page.',
+      inputSchema: { type: 'object', properties: { depth: { type: 'integer' } }, additionalProperties: false },
+      execute: () => ({ url: 'https://shop.example/', outline: '- button "Buy" [ref=e1]' }),
+    }),
+    defineTool({
+      annotations: { readOnly: false, destructive: false, openWorld: false },
+      name: 'poke',
+      description: 'Does something; answers the same each time.',
+      inputSchema: { type: 'object', properties: { what: { type: 'string' } }, additionalProperties: false },
+      execute: () => 'no visible change',
+    }),
+    defineTool({
+      annotations: { readOnly: false, destructive: false, openWorld: false },
+      name: 'step',
+      description: 'Moves on: another answer each time.',
+      inputSchema: { type: 'object', additionalProperties: false },
+      execute: () => `now at ${++counter}`,
+    }),
+  ]);
   const runner = new AgentRunner({
     store,
     registry,

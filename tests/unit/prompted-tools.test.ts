@@ -3,15 +3,15 @@ import { AgentRunner } from '@/core/agent/runner';
 import { looseJson, parseToolCalls, PROMPTED_NOTICE, refusesTools, toPromptedPrompt } from '@/core/agent/prompted-tools';
 import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
 import type { ProviderConfig } from '@/core/agent/provider';
-import { defineTool, ToolRegistry } from '@/core/registry/registry';
+import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage, type ToolMessage } from '@/core/storage/db';
 import { english } from '@/core/i18n/catalog';
 import { startOllamaServer } from '../model-server/ollama.mjs';
 import { contentText } from '../model-server/server.mjs';
+import { registerTestTools, weatherTool } from './helpers/test-tools';
 
-const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
 const names = new Set(['get_weather', 'list_tabs']);
 
@@ -83,21 +83,9 @@ describe('a model that refuses tools (scripted Ollama)', () => {
     });
     const store = new ConversationStore(openDb('test-prompted-tools'));
     const registry = new ToolRegistry(interpretedValidators);
-    registry.register({
-      id: 'test',
-      name: 'Test',
-      description: 'Test tools',
-      source: 'builtin',
-      tools: [
-        defineTool<{ city: string }>({
-          annotations: READ_ONLY,
-          name: 'get_weather',
-          description: 'Weather of a city.',
-          inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-          execute: ({ city }) => ({ city, sky: 'sunny' }),
-        }),
-      ],
-    });
+    registerTestTools(registry, [
+      weatherTool(({ city }) => ({ city, sky: 'sunny' })),
+    ]);
     const notices: Array<[NoticeKind, string]> = [];
     const config: ProviderConfig = { type: 'ollama', baseUrl: server.url, model: 'scripted-small' };
     const runner = new AgentRunner({

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import type { ProviderConfig, ProviderType } from '@/core/agent/provider';
 import { checkProvider, createModelClient, listModels } from '@/core/agent/providers';
-import { defineTool, ToolRegistry } from '@/core/registry/registry';
+import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type AssistantMessage } from '@/core/storage/db';
@@ -10,8 +10,8 @@ import { startAnthropicServer } from '../model-server/anthropic.mjs';
 import { startGeminiServer } from '../model-server/gemini.mjs';
 import { startOllamaServer } from '../model-server/ollama.mjs';
 import { startModelServer } from '../model-server/server.mjs';
+import { registerTestTools, weatherTool } from './helpers/test-tools';
 
-const READ_ONLY = { readOnly: true, destructive: false, openWorld: false } as const;
 
 // Each provider type against a scripted server that speaks its real wire format.
 type Server = Awaited<ReturnType<typeof startModelServer>>;
@@ -34,21 +34,9 @@ let dbCount = 0;
 function runnerFor(config: ProviderConfig) {
   const store = new ConversationStore(openDb(`test-providers-${++dbCount}`));
   const registry = new ToolRegistry(interpretedValidators);
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool<{ city: string }>({
-        annotations: READ_ONLY,
-        name: 'get_weather',
-        description: 'Weather of a city.',
-        inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-        execute: ({ city }) => ({ city, sky: 'clear', celsius: 21 }),
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    weatherTool(({ city }) => ({ city, sky: 'clear', celsius: 21 })),
+  ]);
   const events: AgentEvents = { conversation() {}, message() {}, delta() {} };
   const runner = new AgentRunner({ store, registry, getClient: async () => createModelClient(config), getMaxSteps: async () => 5, events });
   return {

@@ -8,6 +8,7 @@ import { ConversationStore } from '@/core/storage/conversations';
 import { openDb, type StoredMessage } from '@/core/storage/db';
 import type { StepTrace } from '@/core/data/trace';
 import { startModelServer } from '../model-server/server.mjs';
+import { registerTestTools } from './helpers/test-tools';
 
 // The step's writes (core/agent/transcript.ts `StepWriter`): one transaction per step when its
 // tools are quick, a slow tool's answer and call on disk while it runs, and every step on disk
@@ -33,37 +34,31 @@ function setup() {
   const seenBySlow: StoredMessage[][] = [];
   // The announcements made by the time the `brief` tool ends.
   const toldByBriefEnd: number[] = [];
-  registry.register({
-    id: 'test',
-    name: 'Test',
-    description: 'Test tools',
-    source: 'builtin',
-    tools: [
-      defineTool({ annotations: READ_ONLY, name: 'quick', description: 'Quick.', inputSchema: { type: 'object' }, execute: () => 'fast' }),
-      defineTool({
-        annotations: READ_ONLY,
-        name: 'brief',
-        description: 'Brief, but not synchronous.',
-        inputSchema: { type: 'object' },
-        async execute() {
-          await sleep(3);
-          toldByBriefEnd.push(events.length);
-          return 'brief';
-        },
-      }),
-      defineTool({
-        annotations: READ_ONLY,
-        name: 'slow',
-        description: 'Slow.',
-        inputSchema: { type: 'object' },
-        async execute(_input, { conversationId }) {
-          await sleep(STEP_WRITE_DELAY_MS * 4);
-          seenBySlow.push(await store.messages(conversationId!));
-          return 'slow';
-        },
-      }),
-    ],
-  });
+  registerTestTools(registry, [
+    defineTool({ annotations: READ_ONLY, name: 'quick', description: 'Quick.', inputSchema: { type: 'object' }, execute: () => 'fast' }),
+    defineTool({
+      annotations: READ_ONLY,
+      name: 'brief',
+      description: 'Brief, but not synchronous.',
+      inputSchema: { type: 'object' },
+      async execute() {
+        await sleep(3);
+        toldByBriefEnd.push(events.length);
+        return 'brief';
+      },
+    }),
+    defineTool({
+      annotations: READ_ONLY,
+      name: 'slow',
+      description: 'Slow.',
+      inputSchema: { type: 'object' },
+      async execute(_input, { conversationId }) {
+        await sleep(STEP_WRITE_DELAY_MS * 4);
+        seenBySlow.push(await store.messages(conversationId!));
+        return 'slow';
+      },
+    }),
+  ]);
   // Every write of the loop's hot path, as it went to IndexedDB.
   const writes: string[][] = [];
   const putMany = store.putMany.bind(store);
