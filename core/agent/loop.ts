@@ -130,7 +130,9 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     toolMessage.durationMs = Math.round(endedAt - startedAt);
     writer.mark(toolMessage);
     writer.later();
-    news.add(toolMessage);
+    // Within a moment even while the answer still streams (a call given early): normally the
+    // next request leaves first, and the step's changes go out together then.
+    news.add(toolMessage, ANNOUNCE_WAIT_MS);
   }
 
   async function steps(): Promise<LoopOutcome> {

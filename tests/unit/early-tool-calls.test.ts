@@ -65,7 +65,13 @@ function setup(type: ProviderType) {
       execute: ({ ms = 150 }) => record('slow', () => new Promise((resolve) => setTimeout(() => resolve('slow done'), ms))),
     }),
   ]);
-  const events: AgentEvents = { conversation() {}, message() {}, delta() {} };
+  // What the pages were told of tool messages, and when (performance.now()).
+  const told: Array<{ toolName: string; status: string; at: number }> = [];
+  const events: AgentEvents = {
+    conversation() {},
+    message: (message) => void (message.role === 'tool' && told.push({ toolName: message.toolName, status: message.status, at: performance.now() })),
+    delta() {},
+  };
   const config: ProviderConfig = { type, baseUrl: server.url, model: SERVERS[type].model, apiKey: type === 'ollama' ? undefined : 'key-1' };
   const timer = new StepTimer();
   const runner = new AgentRunner({ store, registry, getClient: async () => createModelClient(config), getMaxSteps: async () => 5, events, observe: () => timer.observe() });
@@ -74,6 +80,7 @@ function setup(type: ProviderType) {
     store,
     runner,
     ran,
+    told,
     get timings() {
       return timer.recent();
     },
@@ -183,6 +190,15 @@ describe('tool calls start as the answer names them', () => {
     expect((messages[1] as AssistantMessage).toolCalls.map((c) => c.name)).toEqual(['slow', 'get_weather']);
     const results = ctx.server.requests[1]!.messages.filter((m: { role: string }) => m.role === 'tool');
     expect(results.map((m: { content: string }) => m.content)).toEqual([expect.stringContaining('slow done'), expect.stringContaining('Rome')]);
+  });
+
+  it("tells the pages of an early call's result within a moment, while the answer still streams", async () => {
+    const ctx = setup('anthropic');
+    ctx.server.queue([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'slow' }], delayMs: 30 }, { text: 'Both done.' }]);
+    await ctx.run('Two things');
+    const done = ctx.told.find((t) => t.toolName === 'get_weather' && t.status === 'done');
+    // The second call's four events and the answer's end still took 150 ms after it.
+    expect(done!.at).toBeLessThan(ctx.server.requests[0]!.lastByteAt! - 60);
   });
 
   it('keeps a call that had started when the answer broke off, runs none after it, and goes on from there', async () => {
