@@ -189,9 +189,11 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
             return;
           }
           // The answer (still streaming, or complete) and this call are on disk while it runs, if
-          // it takes a while; a quick one's go with its result.
+          // it takes a while; a quick one's go with its result. The pages show a call from its
+          // answer's list of calls: the answer is told again with this one in it.
           writer.mark(assistant, toolMessage);
           writer.later();
+          news.add(assistant);
           await runOne(call, toolMessage, writer);
         });
       };

@@ -300,6 +300,7 @@ for (const browserName of selectedBrowsers()) {
         await sendMessage(sidebar, 'List my tabs twice.');
         await sidebar.waitForText('Done:', { within: 'main', timeout: 20_000 });
         const seenAt = performance.now();
+        await sidebar.screenshot(screenshotPath(browserName, `sidebar-early-call-${c.server}`));
         await sidebar.waitForText('Both lists are in.');
         await waitForIdle(sidebar);
         // The answer's last event was written well after the first call's result was on screen.

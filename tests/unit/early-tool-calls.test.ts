@@ -65,11 +65,18 @@ function setup(type: ProviderType) {
       execute: ({ ms = 150 }) => record('slow', () => new Promise((resolve) => setTimeout(() => resolve('slow done'), ms))),
     }),
   ]);
-  // What the pages were told of tool messages, and when (performance.now()).
-  const told: Array<{ toolName: string; status: string; at: number }> = [];
+  // What the pages were told of answers and tool messages, and when (performance.now()).
+  const told: Array<{ role: string; status: string; toolName?: string; calls?: number; at: number }> = [];
   const events: AgentEvents = {
     conversation() {},
-    message: (message) => void (message.role === 'tool' && told.push({ toolName: message.toolName, status: message.status, at: performance.now() })),
+    message: (message) =>
+      void told.push({
+        role: message.role,
+        status: 'status' in message ? message.status : '',
+        ...(message.role === 'tool' && { toolName: message.toolName }),
+        ...(message.role === 'assistant' && { calls: message.toolCalls.length }),
+        at: performance.now(),
+      }),
     delta() {},
   };
   const config: ProviderConfig = { type, baseUrl: server.url, model: SERVERS[type].model, apiKey: type === 'ollama' ? undefined : 'key-1' };
@@ -192,13 +199,16 @@ describe('tool calls start as the answer names them', () => {
     expect(results.map((m: { content: string }) => m.content)).toEqual([expect.stringContaining('slow done'), expect.stringContaining('Rome')]);
   });
 
-  it("tells the pages of an early call's result within a moment, while the answer still streams", async () => {
+  it("tells the pages of an early call and its result within a moment, while the answer still streams", async () => {
     const ctx = setup('anthropic');
     ctx.server.queue([{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'slow' }], delayMs: 30 }, { text: 'Both done.' }]);
     await ctx.run('Two things');
     const done = ctx.told.find((t) => t.toolName === 'get_weather' && t.status === 'done');
     // The second call's four events and the answer's end still took 150 ms after it.
     expect(done!.at).toBeLessThan(ctx.server.requests[0]!.lastByteAt! - 60);
+    // The pages show a call from its answer's list: the answer, still streaming, was told with it.
+    const answer = ctx.told.find((t) => t.role === 'assistant' && t.status === 'streaming' && t.calls === 1);
+    expect(answer!.at).toBeLessThanOrEqual(done!.at);
   });
 
   it('keeps a call that had started when the answer broke off, runs none after it, and goes on from there', async () => {
