@@ -8,8 +8,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { AssistantMessage, StoredMessage, ToolCallMetadata, ToolMessage, UserMessage } from '@/core/storage/db';
 import { contextTimer } from './context-timing';
-
-const NOT_RUN = 'This tool call did not run: the run was stopped or interrupted before it started.';
+import { NOT_RUN } from './transcript';
 
 /**
  * Turns the stored conversation into the prompt the model is sent (the AI SDK's provider-level
@@ -210,7 +209,7 @@ function toAssistant(m: AssistantMessage, to: ModelOf | undefined): LanguageMode
 
 function toResultPart(toolCallId: string, toolName: string, message: ToolMessage | undefined): LanguageModelV3ToolResultPart {
   const result = message?.result;
-  if (!result) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: NOT_RUN } };
+  if (!result) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: NOT_RUN.interrupted } };
   if (!result.ok) return { type: 'tool-result', toolCallId, toolName, output: { type: 'error-text', value: result.notice ? `${result.error}\n\n${result.notice}` : result.error } };
   const value = withNotice((result.output === undefined ? null : result.output) as JSONValue, result.notice);
   if (result.attachments?.length) {

@@ -89,9 +89,10 @@ export interface LoopOptions {
 
 /**
  * One agent loop: stream the model's answer, run the tools it asks for (each as soon as the answer
- * names it), append the results, and repeat until it answers without tools, the signal aborts, a provider error, or the step limit.
- * Every step is saved through the transcript before the next one starts. Used by the main chat
- * (`AgentRunner`) and by sub-agents (in-memory transcript, narrowed tools).
+ * names it), append the results, and repeat until it answers without tools, the signal aborts, a
+ * provider error, or the step limit. Every step is saved through the transcript before the next
+ * one starts. Used by the main chat (`AgentRunner`) and by sub-agents (in-memory transcript,
+ * narrowed tools).
  */
 export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   const { client, registry, transcript, history, system, maxSteps, signal, observer } = options;

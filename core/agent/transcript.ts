@@ -47,8 +47,12 @@ export function storeTranscript(store: ConversationStore, events: AgentEvents, c
   };
 }
 
-/** Why a tool call the model asked for did not run: the model reads it as the call's error. */
+/**
+ * Why a tool call the model asked for did not run: the model reads it as the call's error.
+ * `interrupted`: a call left without a result message (its run ended before it started).
+ */
 export const NOT_RUN = {
+  interrupted: 'This tool call did not run: the run was stopped or interrupted before it started.',
   stopped: 'Not run: the user stopped the run.',
   loop: 'Not run: the run was stopped because it kept repeating itself.',
   brokenOff: "Not run: the model's answer broke off before it was complete.",
