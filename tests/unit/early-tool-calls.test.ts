@@ -16,8 +16,7 @@ import { READ_ONLY, registerTestTools, weatherTool } from './helpers/test-tools'
 
 // A tool call starts as the model's answer names it (the loop's `ToolQueue`), not after the
 // answer's last event: against each provider's scripted server, in its real wire format, with
-// 30 ms between the server's writes so that "before the last byte" is plain to see.
-
+// time between the server's writes (`delayMs`) so that "before the last byte" is plain to see.
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
