@@ -181,6 +181,17 @@ describe('tool calls start as the answer names them', () => {
     expect(tools[1]).toMatchObject({ status: 'done' });
   });
 
+  it('OpenAI-compatible: only a whole JSON object is given early (an array waits for the end, and is refused there)', async () => {
+    const ctx = setup('openai-compatible');
+    ctx.server.queue([{ toolCalls: [{ name: 'get_weather', arguments: '["Oslo"]' }, { name: 'slow' }], delayMs: 10 }, { text: 'Once more.' }]);
+    const { messages } = await ctx.run('Oslo?');
+    const first = ctx.told.find((t) => t.toolName === 'get_weather');
+    expect(first!.at).toBeGreaterThan(ctx.server.requests[0]!.lastByteAt!);
+    const tools = messages.filter((m): m is ToolMessage => m.role === 'tool');
+    expect(tools[0]).toMatchObject({ toolName: 'get_weather', status: 'error', result: { ok: false } });
+    expect(ctx.ran.map((r) => r.name)).toEqual(['slow']);
+  });
+
   it('runs the first of two calls while the second is still being written, one at a time, kept in the order asked', async () => {
     const ctx = setup('anthropic');
     ctx.server.queue([{ toolCalls: [{ name: 'slow' }, { name: 'get_weather', arguments: { city: 'Rome' } }], delayMs: 30 }, { text: 'Both done.' }]);

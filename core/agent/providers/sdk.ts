@@ -171,7 +171,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
             calls.delta(part.id, part.delta);
           } else if (part.type === 'tool-call') {
             const metadata = part.providerMetadata && (options.toolCallMetadata ? options.toolCallMetadata(part.providerMetadata) : part.providerMetadata);
-            if (calls.given(part.toolCallId)) {
+            if (calls.given(part.toolCallId, part.input)) {
               // Given early: only what the package adds at the end (a call's metadata) is new.
               if (metadata) yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: undefined, providerMetadata: metadata };
               continue;
@@ -210,25 +210,28 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
 
 /**
  * Tool calls some packages hold until their stream ends (the OpenAI-compatible one finishes every
- * call in its `flush`), given as soon as they are known to be complete: when the next call starts,
- * a call whose streamed input is whole JSON is over (calls stream one after another). The package's
+ * call in its `flush`), given as soon as they are known to be complete: when the provider has moved
+ * on to the next call, and the earlier call's streamed input is a whole JSON object. The package's
  * own `tool-call` for it comes later and is not given again (`given`). Packages that give each call
  * as its input ends (Anthropic's, Ollama's) never have one left here when the next starts.
+ *
+ * Not the heuristic the AI SDK removed as a security fix (vercel/ai#13137: a call finished as soon
+ * as its input happened to parse, which could run it with a truncated input). Here a call is never
+ * given while it may still be streaming: only once the next one has begun, and a whole object is
+ * never the start of a longer valid one. If the package's input for it differs all the same (a
+ * provider that broke its own stream), that is told in the console; what ran is what the approval
+ * card and the conversation show.
  */
 class EarlyCalls {
   private readonly streaming = new Map<string, { name: string; input: string }>();
-  private readonly early = new Set<string>();
+  private readonly early = new Map<string, string>();
 
   *started(id: string, name: string): Generator<ModelEvent> {
     for (const [earlier, call] of this.streaming) {
-      if (!call.input.trim()) continue;
-      try {
-        const input: unknown = JSON.parse(call.input);
-        this.early.add(earlier);
-        yield { type: 'tool-call', id: earlier, name: call.name, input };
-      } catch {
-        // Not whole JSON: the package's own call, at the end, says what it is.
-      }
+      const input = wholeObject(call.input);
+      if (!input) continue;
+      this.early.set(earlier, call.input);
+      yield { type: 'tool-call', id: earlier, name: call.name, input };
     }
     this.streaming.clear();
     this.streaming.set(id, { name, input: '' });
@@ -239,10 +242,25 @@ class EarlyCalls {
     if (call) call.input += text;
   }
 
-  /** True if the call was given early (and is forgotten by this). */
-  given(id: string): boolean {
+  /** True if the call was given early (and is forgotten by this); `input`: the package's, at the end. */
+  given(id: string, input: string): boolean {
     this.streaming.delete(id);
-    return this.early.delete(id);
+    const early = this.early.get(id);
+    if (early === undefined) return false;
+    this.early.delete(id);
+    if (early.trim() !== input.trim()) console.warn(`[sidequest] tool call ${id} ran with input the provider later changed`, { ran: early, final: input });
+    return true;
+  }
+}
+
+/** The input as an object, if it is a whole JSON object (not an array, a string or a number). */
+function wholeObject(text: string): Record<string, unknown> | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
