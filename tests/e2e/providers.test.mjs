@@ -199,6 +199,36 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.close();
     });
 
+    // A call runs once the answer names it: the first of two calls is done (and shown) while the
+    // model is still writing the second, 400 ms an event (Anthropic gives a call at its block's
+    // end; for the OpenAI-compatible package, Sidequest gives it when the next call starts). Before
+    // the 4,000-token test, which switches the Tabs plugin off.
+    for (const c of [CASES[0], CASES[1]]) {
+      test(`${c.name}: the first of two calls runs while the model still writes the second`, async () => {
+        const server = servers[c.server];
+        server.reset();
+        (await configureProvider(h, { provider: c.name, baseUrl: server.url, apiKey: KEY, model: c.model })).close();
+        server.queue([
+          { toolCalls: [{ name: 'list_tabs', arguments: {} }, { name: 'list_tabs', arguments: { title_pattern: 'Alpha' } }], delayMs: 400 },
+          { text: 'Both lists are in.' },
+        ]);
+        const sidebar = await openSidebar(h);
+        await sidebar.click('button', 'New conversation');
+        await sendMessage(sidebar, 'List my tabs twice.');
+        await sidebar.waitForText('Done:', { within: 'main', timeout: 20_000 });
+        const seenAt = performance.now();
+        await sidebar.screenshot(screenshotPath(browserName, `sidebar-early-call-${c.server}`));
+        await sidebar.waitForText('Both lists are in.');
+        await waitForIdle(sidebar);
+        // The answer's last event was written well after the first call's result was on screen.
+        const lastByteAt = server.requests[0].lastByteAt;
+        assert.ok(seenAt < lastByteAt - 800, `the first call was done ${(lastByteAt - seenAt).toFixed(0)} ms before the answer's end (expected over 800)`);
+        const results = server.requests[1].messages.filter((m) => m.role === 'tool');
+        assert.equal(results.length, 2, 'both results went back');
+        await sidebar.close();
+      });
+    }
+
     test("a conversation outgrows a 4,000-token model: 30 web_fetch steps of 20 KB, and it keeps working", { timeout: 240_000 }, async () => {
       const LIMIT = 4000;
       const STEPS = 30;
@@ -282,34 +312,5 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(await sidebar.evaluate(() => document.querySelectorAll('details.tool').length), STEPS);
       await sidebar.close();
     });
-
-    // A call runs once the answer names it: the first of two calls is done (and shown) while the
-    // model is still writing the second, 400 ms an event (Anthropic gives a call at its block's
-    // end; for the OpenAI-compatible package, Sidequest gives it when the next call starts).
-    for (const c of [CASES[0], CASES[1]]) {
-      test(`${c.name}: the first of two calls runs while the model still writes the second`, async () => {
-        const server = servers[c.server];
-        server.reset();
-        (await configureProvider(h, { provider: c.name, baseUrl: server.url, apiKey: KEY, model: c.model })).close();
-        server.queue([
-          { toolCalls: [{ name: 'list_tabs', arguments: {} }, { name: 'list_tabs', arguments: { title_pattern: 'Alpha' } }], delayMs: 400 },
-          { text: 'Both lists are in.' },
-        ]);
-        const sidebar = await openSidebar(h);
-        await sidebar.click('button', 'New conversation');
-        await sendMessage(sidebar, 'List my tabs twice.');
-        await sidebar.waitForText('Done:', { within: 'main', timeout: 20_000 });
-        const seenAt = performance.now();
-        await sidebar.screenshot(screenshotPath(browserName, `sidebar-early-call-${c.server}`));
-        await sidebar.waitForText('Both lists are in.');
-        await waitForIdle(sidebar);
-        // The answer's last event was written well after the first call's result was on screen.
-        const lastByteAt = server.requests[0].lastByteAt;
-        assert.ok(seenAt < lastByteAt - 800, `the first call was done ${(lastByteAt - seenAt).toFixed(0)} ms before the answer's end (expected over 800)`);
-        const results = server.requests[1].messages.filter((m) => m.role === 'tool');
-        assert.equal(results.length, 2, 'both results went back');
-        await sidebar.close();
-      });
-    }
   });
 }
