@@ -6,7 +6,11 @@ type Listener = (event: UiEvent) => void;
 const listeners = new Set<Listener>();
 const reconnectListeners = new Set<() => void>();
 let port: Browser.runtime.Port | undefined;
-let retryMs = 200;
+/** The first reconnect's wait; it doubles (to 5 s) while connections keep dropping at once. */
+const FIRST_RETRY_MS = 200;
+/** A connection that lasted this long was a working one: when it drops, the next waits the least again. */
+export const HEALTHY_CONNECTION_MS = 1000;
+let retryMs = FIRST_RETRY_MS;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
 /**
@@ -23,8 +27,9 @@ function connect(isRetry: boolean): void {
     schedule();
     return;
   }
+  const openedAt = Date.now();
   port.onMessage.addListener((message) => {
-    retryMs = 200;
+    retryMs = FIRST_RETRY_MS;
     for (const listener of [...listeners]) {
       try {
         listener(message as UiEvent);
@@ -35,6 +40,10 @@ function connect(isRetry: boolean): void {
   });
   port.onDisconnect.addListener(() => {
     port = undefined;
+    // Chrome stops an idle worker after 30 s, whether or not anything came over the port: that
+    // connection worked, so the page reconnects (and wakes the worker) soon, not after a wait grown
+    // over the idle stops before it. A background that fails at once still gets the backoff.
+    if (Date.now() - openedAt >= HEALTHY_CONNECTION_MS) retryMs = FIRST_RETRY_MS;
     schedule();
   });
   if (isRetry) for (const listener of [...reconnectListeners]) listener();

@@ -158,6 +158,51 @@ for (const browserName of selectedBrowsers()) {
       await again.close();
     });
 
+    // Chrome stops an idle worker (after 30 s); the sidebar's events port drops with it and
+    // reconnects, which wakes the worker again. When something else woke it first (a send, a
+    // page's message), nothing came over the reconnected port, and the wait before the next
+    // reconnect grew at every stop, to 5 s: a send in that window met a cold worker, and the
+    // sidebar missed what the background did meanwhile. A connection that lasted is a working one:
+    // the next reconnect comes at once again. Firefox's MV2 background page is not stopped.
+    test('the sidebar wakes a stopped worker again within moments, however often it was stopped before', { skip: browserName !== 'chromium' }, async () => {
+      model.reset();
+      const sidebar = await openSidebar(h);
+      await sidebar.click('button', 'New conversation');
+      // The worker's life as the browser reports it (the DevTools protocol's ServiceWorker domain).
+      const cdp = await h.context.newCDPSession(sidebar.raw);
+      let status = '';
+      cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+        for (const version of versions) if (version.scriptURL.startsWith(h.origin)) status = version.runningStatus;
+      });
+      await cdp.send('ServiceWorker.enable');
+      const becomes = async (wanted, timeout) => {
+        const deadline = Date.now() + timeout;
+        while (status !== wanted) {
+          assert.ok(Date.now() < deadline, `the worker is ${status || 'unknown'}, not ${wanted}, after ${timeout} ms`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      for (let stop = 1; stop <= 5; stop++) {
+        await h.stopBackground();
+        await becomes('stopped', 5000);
+        // A send wakes it before the port reconnects.
+        await sendMessage(sidebar, `Woken by a send ${stop}`);
+        await sidebar.waitForText(`You said: Woken by a send ${stop}`);
+        await waitForIdle(sidebar);
+        // Idle longer than a failing connection lasts.
+        await new Promise((r) => setTimeout(r, 1200));
+      }
+      await h.stopBackground();
+      await becomes('stopped', 5000);
+      // Nothing but the sidebar's reconnect wakes it now.
+      await becomes('running', 3000);
+      await cdp.detach();
+      await sendMessage(sidebar, 'Still there?');
+      await sidebar.waitForText('You said: Still there?');
+      await waitForIdle(sidebar);
+      await sidebar.close();
+    });
+
     test('a run goes on when the sidebar closes, and the answer is there when it opens again', async () => {
       model.reset();
       model.queue([{ text: 'This answer was written while the sidebar was closed.', chunkSize: 6, delayMs: 120 }]);
