@@ -19,8 +19,13 @@
 //   compiled and evaluated) → start-up done (what every handler waits for) → the request arrives.
 // - Baselines in the same page and run: a bare `runtime.sendMessage` round trip to the background
 //   (a message no handler takes), and a fetch from the page to the model server (`GET /models`).
+//   For the send after a stop, in a Chromium of its own: an extension whose worker is two lines,
+//   stopped the same way and woken by a message from its page (the browser's own floor).
 
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { startModelServer } from '../tests/model-server/server.mjs';
 import { launch, ROOT } from '../tests/e2e/harness.mjs';
 import { configureProvider, openSidebar, waitForIdle } from '../tests/e2e/helpers.mjs';
@@ -111,6 +116,47 @@ async function workerMarks(h) {
     .catch(() => none);
 }
 
+/**
+ * The floor of a send after a stop, in the same run: an extension whose worker is two lines (a
+ * listener that answers), stopped as the bench stops Sidequest's and woken by a message from its
+ * own page, in a Chromium of its own. Returns the times from the message to the answer (ms).
+ */
+async function bareWorkerWakes(n) {
+  const { chromium } = await import('playwright-core');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sidequest-bare-worker-'));
+  await writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'bare worker', version: '1', background: { service_worker: 'worker.js' } }));
+  await writeFile(path.join(dir, 'worker.js'), 'chrome.runtime.onMessage.addListener((message, sender, reply) => void reply(true));\n');
+  await writeFile(path.join(dir, 'page.html'), '<!doctype html><title>bare worker</title>');
+  const context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', `--disable-extensions-except=${dir}`, `--load-extension=${dir}`],
+  });
+  try {
+    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 15_000 }));
+    const page = await context.newPage();
+    await page.goto(`chrome-extension://${new URL(worker.url()).host}/page.html`);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    const wakes = [];
+    for (let i = 0; i < n; i++) {
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await sleep(300);
+      wakes.push(
+        await page.evaluate(async () => {
+          const started = performance.now();
+          await chrome.runtime.sendMessage('wake');
+          return performance.now() - started;
+        }),
+      );
+    }
+    return wakes;
+  } finally {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function measure(browserName) {
   const model = await startModelServer({ script: () => ({ text: ANSWER }) });
   const h = await launch(browserName, { preciseClock: true });
@@ -180,6 +226,7 @@ async function measure(browserName) {
       }
     }
     const base = await sidebar.evaluate(baselines, { url: model.url, n: 20 });
+    const bare = cold.length ? await bareWorkerWakes(COLD_RUNS * 2) : [];
     const loadavg = (await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     console.log(`\n## Send click → model request arrives, ${browserName} (scripted model on 127.0.0.1; load average ${loadavg})\n`);
     console.log(`clock page − node: ${clock.offset.toFixed(2)} ms (round trip ${clock.rtt.toFixed(2)} ms; page times are corrected by it)`);
@@ -199,10 +246,12 @@ async function measure(browserName) {
           ]
         : [['Send after the background was stopped', 0, 'n/a: Firefox MV2 keeps its background page', '', '', '']]),
       row('bare runtime.sendMessage round trip (baseline)', base.message, ''),
+      ...(bare.length ? [row('a worker of two lines, stopped, woken by a message: message → answer (baseline)', bare, '')] : []),
       row('fetch page → model server, GET /models (baseline)', base.fetched, ''),
     ]);
     const ratio = quantile(fresh, 0.5) / quantile(base.message, 0.5);
     console.log(`new conversation median / bare message round trip: ${ratio.toFixed(1)}×`);
+    if (bare.length) console.log(`send after a stop, median / a worker of two lines woken: ${(quantile(cold, 0.5) / quantile(bare, 0.5)).toFixed(1)}×`);
   } finally {
     await h.close();
     await model.close();
