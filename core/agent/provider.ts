@@ -98,6 +98,8 @@ export interface ModelClient {
   supportsTools?(): Promise<boolean | undefined>;
   /** Whether the model sees images, where the provider says (Ollama's `/api/show` capabilities). */
   supportsImages?(): Promise<boolean | undefined>;
+  /** Loads what its first request needs (its provider package), ahead of it; sends nothing. */
+  prepare?(): Promise<void>;
 }
 
 export { createOpenAICompatibleClient } from './providers/openai-compatible-client';

@@ -238,6 +238,12 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   const settingsImported = new Moment<[]>('a plugin failed to read the imported settings');
   const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, handled });
 
+  // A page of the extension is open (the sidebar, opened or back after the worker stopped): a send
+  // may come, so its provider package is evaluated now, after start-up, not when the send waits.
+  hub.onPageConnected(() => void (async () => {
+    await ready;
+    await providers.prepare();
+  })().catch(() => undefined));
   hub.listen();
   return {
     plugins,

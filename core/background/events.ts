@@ -11,6 +11,7 @@ import { DeltaCoalescer, type CoalescerClock } from './delta-coalescer';
 export class EventHub {
   private readonly ports = new Set<Browser.runtime.Port>();
   private readonly deltas: DeltaCoalescer;
+  private readonly pageListeners = new Set<() => void>();
 
   constructor(options: { deltaIntervalMs?: number; clock?: CoalescerClock } = {}) {
     this.deltas = new DeltaCoalescer((event) => this.post(event), options.deltaIntervalMs, options.clock);
@@ -32,7 +33,14 @@ export class EventHub {
       }
       this.ports.add(port);
       port.onDisconnect.addListener(() => this.ports.delete(port));
+      for (const listener of [...this.pageListeners]) listener();
     });
+  }
+
+  /** Tells `listener` each time one of the extension's pages connects (opened, or back after the worker stopped). */
+  onPageConnected(listener: () => void): () => void {
+    this.pageListeners.add(listener);
+    return () => void this.pageListeners.delete(listener);
   }
 
   broadcast(event: UiEvent): void {

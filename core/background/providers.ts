@@ -1,7 +1,7 @@
 import { ProviderError, runError } from '@/core/agent/errors';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
 import type { SummaryMemory } from '@/core/agent/context-window';
-import { checkProvider, createAgentClient, describeListError, listModels, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
+import { checkProvider, createAgentClient, describeListError, listModels, prepareProvider, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
 import { assertKeyTransport } from '@/core/agent/providers/common';
 import { english, SaidError, saidOf, type Said } from '@/core/i18n/catalog';
 import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core/messaging/protocol';
@@ -82,6 +82,15 @@ export class ProviderService {
           ? { inputPerMTok: profile.inputPrice, outputPerMTok: profile.outputPrice }
           : undefined,
     };
+  }
+
+  /**
+   * Evaluates the default profile's provider package ahead of a run's first request: a stopped
+   * worker evaluates none at start, and the first send then waited 4–8 ms for it (bench/README.md,
+   * round 11). Once it is evaluated, this costs a settings read. Sends nothing.
+   */
+  prepare(): Promise<void> {
+    return this.config().then(prepareProvider, () => undefined);
   }
 
   /**

@@ -191,6 +191,28 @@ describe('EventHub', () => {
     id: 'm', conversationId: 'a', seq: 1, createdAt: 0, role: 'assistant', text, status: 'complete', toolCalls: [], ...extra,
   });
 
+  it('tells who listens when one of the extension\'s pages connects, and not when a content script tries', () => {
+    const hub = new EventHub();
+    const connected = vi.fn();
+    hub.onPageConnected(connected);
+    hub.listen();
+    page();
+    expect(connected).toHaveBeenCalledTimes(1);
+    // A content script on a web page: the port is refused.
+    const script: FakePort = {
+      name: EVENTS_PORT,
+      sender: { id: fakeBrowser.runtime.id, url: 'https://evil.example/', tab: { id: 3 } },
+      received: [],
+      postMessage() {},
+      disconnect: vi.fn(),
+      onDisconnect: { addListener() {} },
+    };
+    connected.mockClear();
+    connect(script);
+    expect(script.disconnect).toHaveBeenCalled();
+    expect(connected).not.toHaveBeenCalled();
+  });
+
   it('sends the text that waits before the conversation\'s next event: the answer with a tool call, its end, a stop', () => {
     const { clock, advance } = fakeClock();
     const hub = new EventHub({ clock });

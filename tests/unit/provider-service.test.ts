@@ -25,6 +25,23 @@ describe('provider profiles in the background', () => {
     await expect(providers.remove('default')).rejects.toThrow(/only profile/);
   });
 
+  it('prepares the default profile\'s provider package ahead of a send, and sends nothing doing it', async () => {
+    const providers = service();
+    await providers.save({ id: 'new', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-x', apiKey: 'sk-ant' });
+    const { vi } = await import('vitest');
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    const packages = await import('@/core/agent/providers/anthropic-client');
+    const createClient = vi.spyOn(packages.default, 'createClient');
+    await providers.prepare();
+    expect(createClient).toHaveBeenCalledWith(expect.objectContaining({ type: 'anthropic', model: 'claude-x' }));
+    expect(fetchSpy).not.toHaveBeenCalled();
+    // A profile that cannot be built is left to the run to report.
+    await providers.save({ id: 'new', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', model: 'claude-y' });
+    await expect(providers.prepare()).resolves.toBeUndefined();
+    fetchSpy.mockRestore();
+    createClient.mockRestore();
+  });
+
   it('refuses to keep a key for a plain-http address on another computer', async () => {
     const providers = service();
     await expect(providers.save({ baseUrl: 'http://models.example.com/v1', model: 'm', apiKey: 'sk-1' })).rejects.toThrow(/plain http/);

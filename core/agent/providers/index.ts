@@ -74,6 +74,19 @@ export function createAgentClient(config: ProviderConfig, notice?: (kind: Notice
   });
 }
 
+/**
+ * Evaluates the provider package a profile's first request will need (a stopped worker evaluates
+ * none at start), so that request does not wait for it. Sends nothing; a profile that cannot be
+ * built is left to that request to report.
+ */
+export async function prepareProvider(config: ProviderConfig): Promise<void> {
+  try {
+    await providerClient(config).prepare?.();
+  } catch {
+    // The run says what is wrong with the profile.
+  }
+}
+
 /** The models the provider lists (`/models`, `/api/tags`, Anthropic's and Gemini's lists), sorted by id. */
 export async function listModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]> {
   const models = await partsOf(config).client.listModels(config, signal);

@@ -129,10 +129,11 @@ export interface SdkClientOptions {
 export function createSdkClient(config: ProviderConfig, options: SdkClientOptions): ModelClient {
   let hooks: RequestHooks | undefined;
   let built: Promise<LanguageModelV3> | undefined;
+  const build = () => (built ??= options.model(timedFetch(() => hooks, options.lastEvent)));
 
   async function open(request: ModelRequest) {
     const tools = functionTools(request.tools);
-    const model = await (built ??= options.model(timedFetch(() => hooks, options.lastEvent)));
+    const model = await build();
     const providerOptions = await options.providerOptions?.();
     for (let attempt = 0; ; attempt++) {
       hooks = { timings: request.timings, beforeSend: request.beforeSend, sent: request.sent, trace: request.trace };
@@ -154,6 +155,9 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
 
   return {
     config,
+    async prepare() {
+      await build();
+    },
     async *stream(request) {
       let failure: unknown;
       let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
