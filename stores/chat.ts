@@ -80,6 +80,8 @@ export const useChatStore = defineStore('chat', () => {
 
   /** A conversation the sidebar's Send is creating: its events show before it is the open one. */
   let starting: string | null = null;
+  /** That Send's request, until it is answered: a reload waits for it (`refresh`). */
+  let startRequest: Promise<unknown> | undefined;
   /** Whether a conversation's events belong in view: the open one, or the one being started. */
   const inView = (conversationId: string): boolean => conversationId === (activeId.value ?? starting);
 
@@ -102,6 +104,10 @@ export const useChatStore = defineStore('chat', () => {
 
   /** Reloads everything from the background (at start and after a reconnect). */
   async function refresh(): Promise<void> {
+    // The worker came back while Send was creating a conversation: reloading now would leave the
+    // new conversation out of view (it is not stored as the open one yet). Once the Send is
+    // answered, it is, and the reload opens it with what it holds by then.
+    while (startRequest) await startRequest.catch(() => undefined);
     await pages.refresh();
     // Opened even when it is not on the first page (getConversation says if it is gone).
     const stored = await activeConversationId.getValue();
@@ -153,15 +159,20 @@ export const useChatStore = defineStore('chat', () => {
         // It becomes the open one once it exists (its model pick has moved to it by then).
         const newId = crypto.randomUUID();
         starting = newId;
-        try {
+        const request = (async () => {
           const conversation = await sendMessage('startConversation', { id: newId, text });
           upsertConversation(conversation);
           if (starting === newId && !activeId.value) {
             activeId.value = newId;
             await activeConversationId.setValue(newId);
           }
+        })();
+        startRequest = request;
+        try {
+          await request;
           return true;
         } finally {
+          if (startRequest === request) startRequest = undefined;
           if (starting === newId) starting = null;
         }
       }

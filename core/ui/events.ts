@@ -9,7 +9,7 @@ let port: Browser.runtime.Port | undefined;
 /** The first reconnect's wait; it doubles (to 5 s) while connections keep dropping at once. */
 const FIRST_RETRY_MS = 200;
 /** A connection that lasted this long was a working one: when it drops, the next waits the least again. */
-export const HEALTHY_CONNECTION_MS = 1000;
+const HEALTHY_CONNECTION_MS = 1000;
 let retryMs = FIRST_RETRY_MS;
 let timer: ReturnType<typeof setTimeout> | undefined;
 

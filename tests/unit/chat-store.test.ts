@@ -10,12 +10,16 @@ const background = vi.hoisted(() => ({
   conversations: [] as Conversation[],
   messages: new Map<string, StoredMessage[]>(),
   onEvent: undefined as undefined | ((event: UiEvent) => void),
+  onReconnect: undefined as undefined | (() => void),
   failSend: false,
+  /** Holds the answer to startConversation until it resolves. */
+  holdStart: undefined as undefined | Promise<void>,
 }));
 
 vi.mock('@/core/ui/events', () => ({
-  subscribe: (onEvent: (event: UiEvent) => void) => {
+  subscribe: (onEvent: (event: UiEvent) => void, onReconnect?: () => void) => {
     background.onEvent = onEvent;
+    background.onReconnect = onReconnect;
     return () => undefined;
   },
 }));
@@ -42,7 +46,10 @@ vi.mock('@/core/messaging/protocol', () => ({
         const conversation = conv(data.id, data.text, 50);
         background.conversations.push(conversation);
         // The run's events can reach the page before the reply does.
-        background.onEvent?.({ type: 'message', message: { id: 'first', seq: 0, conversationId: data.id, createdAt: 0, role: 'user', text: data.text } });
+        const first: StoredMessage = { id: 'first', seq: 0, conversationId: data.id, createdAt: 0, role: 'user', text: data.text };
+        background.messages.set(data.id, [first]);
+        background.onEvent?.({ type: 'message', message: first });
+        await background.holdStart;
         return { ...conversation, status: 'running' };
       }
       case 'sendMessage':
@@ -73,6 +80,7 @@ describe('chat store', () => {
     background.conversations = [conv('a', 'Alpha', 10), conv('b', 'Beta', 20)];
     background.messages = new Map([['a', [user('u1', 0, 'hi'), assistant('m1', 1, 'hello')]]]);
     background.failSend = false;
+    background.holdStart = undefined;
     await activeConversationId.setValue('a');
   });
 
@@ -206,6 +214,27 @@ describe('chat store', () => {
     expect(await chat.send('Second words')).toBe(false);
     expect(chat.requestError).toMatch(/still working/);
     expect(chat.running).toBe(false);
+  });
+
+  it('a reconnect while Send creates a conversation (the worker came back) leaves the new conversation open, with its events in view', async () => {
+    await activeConversationId.setValue(null);
+    const chat = useChatStore();
+    await chat.init();
+    let answered!: () => void;
+    background.holdStart = new Promise((resolve) => (answered = resolve));
+    const sent = chat.send('First words');
+    await vi.waitFor(() => expect(chat.visibleMessages.map((m) => m.id)).toEqual(['first']));
+    // The events port came back before the Send was answered: the page reloads.
+    background.onReconnect!();
+    answered();
+    expect(await sent).toBe(true);
+    const id = chat.activeId!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await vi.waitFor(() => expect(chat.visibleMessages.map((m) => m.id)).toEqual(['first']));
+    // The run's answer lands in view.
+    background.onEvent!({ type: 'message', message: { ...assistant('answer', 1, 'Hello'), conversationId: id } });
+    await vi.waitFor(() => expect(chat.visibleMessages.map((m) => m.id)).toEqual(['first', 'answer']));
+    expect(await activeConversationId.getValue()).toBe(id);
   });
 
   it('follows the conversation status and removes deleted conversations', async () => {
