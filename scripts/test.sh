@@ -27,7 +27,14 @@ step_build() {
 
 step_e2e() {
   echo "== end-to-end tests (Chromium + Firefox)"
-  node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
+  # With SIDEQUEST_TIMINGS_DIR set (.ci/run sets it), each file's time in each browser is also
+  # written there (scripts/timings-reporter.mjs), for the table scripts/timings.mjs prints.
+  local reporters=(--test-reporter=spec)
+  if [ -n "${SIDEQUEST_TIMINGS_DIR:-}" ]; then
+    reporters=(--test-reporter=spec --test-reporter-destination=stdout
+      --test-reporter=./scripts/timings-reporter.mjs --test-reporter-destination="$SIDEQUEST_TIMINGS_DIR/e2e.jsonl")
+  fi
+  node --test --test-concurrency=1 "${reporters[@]}" tests/e2e/
 }
 
 steps=("$@")
