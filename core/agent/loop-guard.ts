@@ -1,6 +1,7 @@
 import { canonical } from '@/core/approvals/words';
 import { said, type Said } from '@/core/i18n/catalog';
 import type { ToolResult } from '@/core/registry/types';
+import { UNTRUSTED_MARKER } from '@/core/registry/untrusted';
 
 /** The third repeat stops the run; the second tells the model. */
 export const REPEAT_LIMIT = 3;
@@ -37,6 +38,8 @@ export interface CallSeen {
  *    count again (reading again after acting is how an agent checks its work). Identical results
  *    mean the same address and content (the outline carries both).
  * Each pattern's notice is given once (on its second call); the stop comes on its third.
+ * "The same result" is what the model would read as the same: results are compared after
+ * `sameForModel` takes out what differs on every call though nothing changed (envelope ids).
  */
 export class LoopGuard {
   private readonly calls = new Map<string, { outcome: string; count: number }>();
@@ -45,7 +48,7 @@ export class LoopGuard {
   /** After a call ran: a `notice` for the model to read after its result, or the run's `stop`. */
   after(call: CallSeen, result: ToolResult): { notice?: string; stop?: Said } {
     if (!result.ok && result.code === 'aborted') return {};
-    const outcome = digest(result.ok ? { ok: true, output: result.output, images: result.attachments?.map((a) => digest(a.data)) } : { ok: false, error: result.error });
+    const outcome = digest(sameForModel(canonical(result.ok ? { ok: true, output: result.output, images: result.attachments?.map((a) => digest(a.data)) } : { ok: false, error: result.error })));
     if (call.acting) this.reads.clear();
     let count = 0;
     let reread = 0;
@@ -65,6 +68,29 @@ export class LoopGuard {
     if (reread === REPEAT_LIMIT - 1) return { notice: REREAD_NOTICE };
     return {};
   }
+}
+
+const ENVELOPE_ID = new RegExp(`${UNTRUSTED_MARKER} (BEGIN|END) ([0-9a-f]{16})`, 'g');
+/** A blob URL (`blob:<origin>/<uuid>`): a new one each time, for the same file. */
+const BLOB_URL = /\bblob:([a-z][a-z0-9+.-]*:\/\/[^/\s"'<>]*)\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/**
+ * A result's text (canonical JSON) as the loop guard compares it: with what a call makes fresh each
+ * time though nothing changed taken out, so an unchanged page read twice, or the same error twice,
+ * compares equal. Envelope ids (`untrusted.ts`, random per envelope) become their order of first
+ * appearance (`#1`, `#2`: which markers pair stays visible); blob URLs (a new one for each read of
+ * the same file) lose their random part. Everything else counts: element references (`e12`,
+ * `@token.12`) are the same for the same element of the same document, and another document's are
+ * another page.
+ */
+export function sameForModel(text: string): string {
+  const ids = new Map<string, number>();
+  return text
+    .replace(ENVELOPE_ID, (_match, kind: string, id: string) => {
+      if (!ids.has(id)) ids.set(id, ids.size + 1);
+      return `${UNTRUSTED_MARKER} ${kind} #${ids.get(id)}`;
+    })
+    .replace(BLOB_URL, (_match, origin: string) => `blob:${origin}/#`);
 }
 
 /** A short digest of a value (53-bit FNV-style over its canonical JSON), so a run keeps no copies of big results. */
