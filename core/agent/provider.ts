@@ -4,6 +4,10 @@ import type { TraceSink } from '@/core/data/trace';
 import type { ToolSpec } from '@/core/registry/types';
 import type { ProviderType } from './providers/list';
 
+// What the provider clients (`providers/`) and the rest of the agent share: the request in, the
+// events out, a profile's connection settings. Types only, below both: it imports of providers
+// only their list (`ProviderType`), which imports no client.
+
 /** The wire protocols Sidequest speaks: one per `defineProvider` in `providers/list.ts`. */
 export type { ProviderType } from './providers/list';
 
@@ -102,9 +106,6 @@ export interface ModelClient {
   prepare?(): Promise<void>;
 }
 
-export { createOpenAICompatibleClient } from './providers/openai-compatible-client';
-export { parseToolInput, timedFetch } from './providers/sdk';
-
 export interface ProviderCheck {
   ok: boolean;
   /** For the first-run message: what happened, in words (English). */
@@ -116,5 +117,3 @@ export interface ProviderCheck {
   /** The models the endpoint lists, when it answered. */
   models?: string[];
 }
-
-export { checkProvider } from './providers';

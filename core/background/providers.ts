@@ -1,7 +1,8 @@
 import { ProviderError, runError } from '@/core/agent/errors';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '@/core/agent/provider';
 import type { SummaryMemory } from '@/core/agent/context-window';
-import { checkProvider, createAgentClient, describeListError, listModels, prepareProvider, type ModelInfo, type NoticeKind } from '@/core/agent/providers';
+import { createAgentClient, type NoticeKind } from '@/core/agent/clients';
+import { checkProvider, describeListError, listModels, prepareProvider, type ModelInfo } from '@/core/agent/providers';
 import { assertKeyTransport } from '@/core/agent/providers/common';
 import { english, SaidError, saidOf, type Said } from '@/core/i18n/catalog';
 import type { ModelListRequest, ProviderProfileView, ProviderView } from '@/core/messaging/protocol';

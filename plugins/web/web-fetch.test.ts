@@ -2,7 +2,7 @@
 // and the real summarizer talking to the scripted model server.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { summarize, SUMMARY_SYSTEM_PROMPT } from '@/core/agent/summarize';
 import { extractPage } from '@/core/extract';
 import { unwrapUntrusted } from '@/core/registry/untrusted';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentRunner, type AgentDeps, type AgentEvents, type RunDriver } from '@/core/agent/runner';
 import type { ModelClient, ModelEvent } from '@/core/agent/provider';
 import { StepTimer } from '@/core/agent/step-timing';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAgentLoop } from '@/core/agent/loop';
 import { AgentRunner } from '@/core/agent/runner';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { definitionPin } from '@/core/approvals/card';
 import { ApprovalGate, APPROVAL_TIMEOUT_MS, type Permission, type PermissionStore } from '@/core/approvals/gate';
 import { decide, readsPrivateData, type CallSituation, type Decision } from '@/core/approvals/policy';

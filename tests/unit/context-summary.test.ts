@@ -4,7 +4,7 @@ import { SUMMARY_SYSTEM_PROMPT, withContextWindow } from '@/core/agent/context-w
 import { convert, toModelPrompt } from '@/core/agent/history';
 import { AgentRunner } from '@/core/agent/runner';
 import type { ModelClient, ModelEvent } from '@/core/agent/provider';
-import { createAgentClient } from '@/core/agent/providers';
+import { createAgentClient } from '@/core/agent/clients';
 import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateTokens, limitFromError } from '@/core/agent/context-window';
 import { AgentRunner } from '@/core/agent/runner';
 import type { ProviderConfig } from '@/core/agent/provider';
-import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
+import { createAgentClient, type NoticeKind } from '@/core/agent/clients';
 import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';

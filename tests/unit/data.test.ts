@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withCost } from '@/core/agent/loop';
 import { AgentRunner } from '@/core/agent/runner';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { ARCHIVE_FORMAT, ImportError, MAX_IMPORT_BYTES, parseArchive, type Archive } from '@/core/data/archive';
 import { archiveToMarkdown, exportFileName } from '@/core/data/markdown';
 import { exportSettingsFile } from '@/core/data/settings-file';

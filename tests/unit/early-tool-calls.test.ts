@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import type { ProviderConfig, ProviderType } from '@/core/agent/provider';
-import { createModelClient } from '@/core/agent/providers';
+import { createModelClient } from '@/core/agent/clients';
 import { StepTimer } from '@/core/agent/step-timing';
 import { NOT_RUN } from '@/core/agent/transcript';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';

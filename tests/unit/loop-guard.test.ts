@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LoopGuard, REPEAT_NOTICE, REREAD_NOTICE, sameForModel } from '@/core/agent/loop-guard';
 import { AgentRunner } from '@/core/agent/runner';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { english } from '@/core/i18n/catalog';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';

@@ -3,7 +3,7 @@
 // run unasked. Calls that need nobody's say-so (closed-world reads, the agent's own lists) still run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentLoop } from '@/core/agent/loop';
-import { createOpenAICompatibleClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { AgentRunner } from '@/core/agent/runner';
 import { noGate } from '@/core/approvals/no-gate';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRunner } from '@/core/agent/runner';
 import { looseJson, parseToolCalls, PROMPTED_NOTICE, refusesTools, toPromptedPrompt } from '@/core/agent/prompted-tools';
-import { createAgentClient, type NoticeKind } from '@/core/agent/providers';
+import { createAgentClient, type NoticeKind } from '@/core/agent/clients';
 import type { ProviderConfig } from '@/core/agent/provider';
 import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '@/core/agent/provider';
-import { createAgentClient, createModelClient, listModels, PROVIDERS, providerOf } from '@/core/agent/providers';
+import { createAgentClient, createModelClient } from '@/core/agent/clients';
+import { listModels, PROVIDERS, providerOf } from '@/core/agent/providers';
 import { anthropic } from '@/core/agent/providers/anthropic';
-import type { ProviderCapabilities, ProviderClient } from '@/core/agent/providers/define';
+import type { ProviderClient } from '@/core/agent/providers/client';
+import type { ProviderCapabilities } from '@/core/agent/providers/define';
 import { openaiCompatible } from '@/core/agent/providers/openai-compatible';
 import { english, source } from '@/core/i18n/catalog';
 import { providerSettingsSchema, validateProviderProfile } from '@/core/storage/settings';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import type { ProviderConfig, ProviderType } from '@/core/agent/provider';
-import { checkProvider, createModelClient, listModels } from '@/core/agent/providers';
+import { createModelClient } from '@/core/agent/clients';
+import { checkProvider, listModels } from '@/core/agent/providers';
 import { ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import { STEP_WRITE_DELAY_MS } from '@/core/agent/loop';
-import { createOpenAICompatibleClient, type ModelClient } from '@/core/agent/provider';
+import type { ModelClient } from '@/core/agent/provider';
+import { createOpenAICompatibleClient } from '@/core/agent/providers/openai-compatible-client';
 import { defineTool, ToolRegistry } from '@/core/registry/registry';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
 import { ConversationStore } from '@/core/storage/conversations';

@@ -5,7 +5,7 @@ import Dexie from 'dexie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toModelPrompt } from '@/core/agent/history';
 import type { ProviderConfig } from '@/core/agent/provider';
-import { createAgentClient } from '@/core/agent/providers';
+import { createAgentClient } from '@/core/agent/clients';
 import { AgentRunner, type AgentEvents } from '@/core/agent/runner';
 import { makeArchive, parseArchive } from '@/core/data/archive';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';

@@ -3,7 +3,7 @@ import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { estimateTokens } from '@/core/agent/context-window';
 import { toModelPrompt } from '@/core/agent/history';
 import type { ImageChoice, ProviderConfig, ProviderType } from '@/core/agent/provider';
-import { createAgentClient, createModelClient } from '@/core/agent/providers';
+import { createAgentClient, createModelClient } from '@/core/agent/clients';
 import { knownTextOnly, leftOutNote, toolImagesAsUserMessages, toolImagesFor, withoutToolImages } from '@/core/agent/tool-images';
 import { withAttachments } from '@/core/registry/attachments';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';

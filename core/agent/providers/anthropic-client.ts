@@ -1,7 +1,7 @@
 import type { ModelClient, ProviderConfig } from '../provider';
 import { anthropic } from './anthropic';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
-import { defineProviderClient } from './define';
+import { defineProviderClient } from './client';
 import { createSdkClient } from './sdk';
 
 /** Anthropic refuses calls from a browser origin (CORS) unless the client says it knows the key is exposed to it. */

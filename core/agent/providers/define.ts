@@ -1,11 +1,10 @@
 import type { Said } from '@/core/i18n/catalog';
-import type { ModelClient, ProviderCheck, ProviderConfig } from '../provider';
-import type { ModelInfo } from './common';
 
-// A provider type is two parts in this folder: its facts (`<type>.ts`, `defineProvider`: no SDK,
-// the options page and the sidebar import them through `list.ts`) and its client
-// (`<type>-client.ts`, `defineProviderClient`: the SDK, imported by the background only, found by
-// that file name in `index.ts`).
+// A provider type is two parts in this folder: its facts (`<type>.ts`, `defineProvider` here: no
+// SDK, the options page and the sidebar import them through `list.ts`) and its client
+// (`<type>-client.ts`, `defineProviderClient` in `client.ts`: the SDK, imported by the background
+// only, found by that file name in `index.ts`). The facts import nothing of the clients:
+// `ProviderType` is derived from their list, and the clients' types (`../provider.ts`) use it.
 
 /** A starting point in the settings form's preset select. */
 export interface ProviderPreset {
@@ -60,22 +59,7 @@ export interface ProviderDefinition<T extends string = string> {
   capabilities: ProviderCapabilities;
 }
 
-/** The SDK side of a provider type: `export default defineProviderClient({ … })` in `<type>-client.ts`. */
-export interface ProviderClient {
-  /** Streams answers. Throws `ProviderError` when it cannot be built (unsafe address…). */
-  createClient(config: ProviderConfig): ModelClient;
-  /** The models the provider lists; throws `HttpError` or `ProviderError`. */
-  listModels(config: ProviderConfig, signal?: AbortSignal): Promise<ModelInfo[]>;
-  /** The settings' Test connection; absent: the model list is asked for (`checkProvider`). */
-  check?(config: ProviderConfig, timeoutMs: number): Promise<ProviderCheck>;
-}
-
 /** Declares a provider type's facts (identity helper: keeps the `type` literal for `ProviderType`). */
 export function defineProvider<const T extends string>(definition: ProviderDefinition<T>): ProviderDefinition<T> {
   return definition;
-}
-
-/** Declares a provider type's client (identity helper, for type checking). */
-export function defineProviderClient(client: ProviderClient): ProviderClient {
-  return client;
 }

@@ -1,6 +1,6 @@
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
-import { defineProviderClient } from './define';
+import { defineProviderClient } from './client';
 import { google } from './google';
 import { createSdkClient } from './sdk';
 

@@ -1,15 +1,15 @@
 import { english, said, type Said } from '@/core/i18n/catalog';
-import { withContextWindow, type SummaryMemory } from '../context-window';
 import { ProviderError, runError } from '../errors';
-import { PROMPTED_NOTICE, withPromptedTools } from '../prompted-tools';
 import type { ModelClient, ProviderCheck, ProviderConfig } from '../provider';
-import { toolImagesFor, withToolImages } from '../tool-images';
+import type { ProviderClient } from './client';
 import { HttpError, type ModelInfo } from './common';
-import type { ProviderClient, ProviderDefinition, ToolImageMode } from './define';
+import type { ProviderDefinition } from './define';
 import { providerOf, type ProviderType } from './list';
 
 // The background's side of provider types: each listed type's client is `<type>-client.ts` in
-// this folder (pages import `list.ts` only, so no SDK reaches them).
+// this folder (pages import `list.ts` only, so no SDK reaches them). The bottom of the agent: a
+// profile's own client, its models and its check; what wraps a client for a run (tool images,
+// prompted tools, the context window) is above, in `../clients.ts`.
 
 export type { ModelInfo } from './common';
 export { PROVIDERS, PROVIDER_TYPES, providerOf, type ProviderType } from './list';
@@ -27,51 +27,12 @@ function partsOf(config: ProviderConfig): { provider: ProviderDefinition<Provide
   return { provider, client };
 }
 
-/** The provider type's own client for a profile. */
-function providerClient(config: ProviderConfig): ModelClient {
+/**
+ * The provider type's own client for a profile, unwrapped (`../clients.ts` makes the one a run
+ * uses). Throws `ProviderError` when it cannot be built (no key, unsafe address).
+ */
+export function createProviderClient(config: ProviderConfig): ModelClient {
   return partsOf(config).client.createClient(config);
-}
-
-/** How tool images reach the profile's model (`tool-images.ts`), asked once, when first needed. */
-function imageMode(model: ModelClient): () => Promise<ToolImageMode> {
-  let mode: Promise<ToolImageMode> | undefined;
-  return () => (mode ??= toolImagesFor(model.config, model));
-}
-
-/**
- * The model client for a profile's provider type, with the images of tool results where its
- * model reads them (or a note). Throws `ProviderError` when it cannot be built (no key, unsafe address).
- */
-export function createModelClient(config: ProviderConfig): ModelClient {
-  const model = providerClient(config);
-  return withToolImages(model, imageMode(model));
-}
-
-/** Where the agent's client says something to the conversation: prompted tool calls began, the context was shortened. */
-export type NoticeKind = 'prompted-tools' | 'context';
-
-/**
- * The client an agent run uses: the provider's client, with prompted tool calls when the profile
- * or the provider type says the model has no tool calling or the provider refuses tools, inside
- * a context window keeper (the provider's figure, else the profile's, else the type's).
- * `notice` tells the conversation when either happens; `summaries` keeps the summary of a long
- * conversation with it, for its next runs.
- */
-export function createAgentClient(config: ProviderConfig, notice?: (kind: NoticeKind, words: Said, once?: boolean) => void, summaries?: SummaryMemory): ModelClient {
-  const { capabilities } = providerOf(config.type);
-  const model = providerClient(config);
-  // Images are shaped before prompted tool calls turn results into text (which keeps them as image parts).
-  const tools = withPromptedTools(model, {
-    prompted: config.toolMode === 'prompted' || !capabilities.tools,
-    onSwitch: () => notice?.('prompted-tools', PROMPTED_NOTICE, true),
-  });
-  const images = imageMode(model);
-  return withContextWindow(withToolImages(tools, images), {
-    contextLength: config.contextLength ?? capabilities.contextWindow,
-    onCompact: (words, once) => notice?.('context', words, once),
-    imagesSent: async () => (await images()) !== 'none',
-    summaries,
-  });
 }
 
 /**
@@ -81,7 +42,7 @@ export function createAgentClient(config: ProviderConfig, notice?: (kind: Notice
  */
 export async function prepareProvider(config: ProviderConfig): Promise<void> {
   try {
-    await providerClient(config).prepare?.();
+    await createProviderClient(config).prepare?.();
   } catch {
     // The run says what is wrong with the profile.
   }

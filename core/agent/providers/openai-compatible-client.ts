@@ -1,7 +1,7 @@
 import type { SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import type { ModelClient, ProviderConfig } from '../provider';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
-import { defineProviderClient } from './define';
+import { defineProviderClient } from './client';
 import { createSdkClient } from './sdk';
 
 /** How a chunk that ends with the stream's last event ends: after it only the end of the body is left. */
