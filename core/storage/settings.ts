@@ -1,48 +1,18 @@
 import { z } from 'zod/mini';
 import { LOCALES, type LanguageChoice } from '@/core/i18n/locales';
-import type { ImageChoice, ProviderType, ToolMode } from '@/core/agent/provider';
+import type { ProviderType } from '@/core/agent/provider';
 import { english, said, SaidError, type Said } from '@/core/i18n/catalog';
 import { PROVIDER_TYPES, providerOf } from '@/core/agent/providers/list';
 import type { SidequestDb } from './db';
 import { MIGRATED_PROFILE_ID, migrateProviderSettingsV2 } from './migrations/provider-profiles';
+import type { ProviderProfile, ProviderSettings } from './provider-settings';
 import { defineSetting, lazy, type DbSetting } from './setting';
+
+export type { ProviderProfile, ProviderSettings } from './provider-settings';
 
 /** Ollama's OpenAI-compatible endpoint: what answers on a machine where nothing was configured. */
 export const DEFAULT_BASE_URL = 'http://localhost:11434/v1';
 export const DEFAULT_MODEL = 'llama3.2';
-
-/** One saved model provider: its type, address, default model; its key is in `ProviderSecrets`. */
-export interface ProviderProfile {
-  id: string;
-  name: string;
-  type: ProviderType;
-  baseUrl: string;
-  /** The model new conversations use. */
-  model: string;
-  /** The model's context window in tokens, for providers that do not say it. */
-  contextLength?: number;
-  /** Ollama: the `num_ctx` to ask for instead of the model's own context length. */
-  numCtx?: number;
-  /** 'prompted': the model has no tool calling; tools are described in the prompt. */
-  toolMode?: ToolMode;
-  /** "Model sees images": 'yes', 'no'; absent: Auto (the provider type, the provider's word, known text-only names). */
-  images?: ImageChoice;
-  /** Prices in US dollars per million tokens, for the cost estimate (both or none). */
-  inputPrice?: number;
-  outputPrice?: number;
-  /**
-   * The profile's address came from a settings file and the user has not saved the profile in its
-   * form since: its origin is not one the user configured (`ProviderService.origins`), so tools
-   * reaching it on the local network ask. The form's Save clears it.
-   */
-  imported?: boolean;
-}
-
-/** The saved provider profiles and the one new conversations use (version 2 of `local:provider`). */
-export interface ProviderSettings {
-  activeId: string;
-  profiles: ProviderProfile[];
-}
 
 export const DEFAULT_PROFILE_ID = MIGRATED_PROFILE_ID;
 

@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /** The first schema: conversations, their messages, and secrets (API keys). */
 export const dbV1: DbStep = {

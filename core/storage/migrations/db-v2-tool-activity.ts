@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v2: a tool message's live activity is generic. v1 kept a sub-agent's transcript in `subAgent`;

@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v3: plugins keep their data here (`PluginStorage`), out of `storage.local`, which content

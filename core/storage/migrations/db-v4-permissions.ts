@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v4: the approval gate's remembered choices (this tool on this site: allow or deny), keyed by

@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v5: the trace of each agent step (the request as sent, the response as received, keys

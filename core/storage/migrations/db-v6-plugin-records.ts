@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v6: `pluginRecords`, the collections a plugin keeps (`PluginStorage.collection`: the skills

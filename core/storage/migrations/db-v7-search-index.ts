@@ -1,4 +1,4 @@
-import type { DbStep } from './db';
+import type { DbStep } from './db-step';
 
 /**
  * v7: the search index (`core/storage/search-index.ts`) and the list's page order.

@@ -1,4 +1,4 @@
-import type { ProviderSettings } from '../settings';
+import type { ProviderSettings } from '../provider-settings';
 
 /** `local:provider` as version 1 stored it: one OpenAI-compatible endpoint. */
 export interface ProviderSettingsV1 {
