@@ -1,18 +1,17 @@
 import { offeredTabs } from './offered-tabs';
-import type { ToolRegistry } from '@/core/registry/registry';
-import type { ToolContext, ToolGate, ToolSpec } from '@/core/registry/types';
-import type { AssistantMessage, StoredMessage, ToolCall, ToolMessage } from '@/core/storage/db';
+import type { AssistantMessage, ToolCall, ToolMessage } from '@/core/storage/db';
 import type { TraceSink } from '@/core/data/trace';
 import type { Said } from '@/core/i18n/catalog';
 import { describeProviderError, type RunError } from './errors';
 import { callMetadata, toModelPrompt } from './history';
-import type { ModelClient, Pricing, RequestTimings, Usage } from './provider';
-import type { LoopObserver } from './step-timing';
+import type { LoopOptions } from './loop-options';
+import type { Pricing, RequestTimings, Usage } from './provider';
 import { LoopGuard, type CallSeen } from './loop-guard';
 import { runToolCall } from './tool-call';
 import { ToolQueue } from './tool-queue';
 import { Announcements, NOT_RUN, notRun, StepWriter, ThrottledSaver, type Transcript } from './transcript';
 
+export type { LoopOptions, RunMeter } from './loop-options';
 export type { Transcript } from './transcript';
 
 /** How often streamed text is written to IndexedDB while it arrives. */
@@ -30,15 +29,6 @@ export const STEP_WRITE_DELAY_MS = 50;
 const ANNOUNCE_WAIT_MS = 20;
 
 /**
- * The tokens one run has used, and its budget: shared by the run's own loop and the model
- * clients its tools use (sub-agents, summaries), so they count against the same budget.
- */
-export interface RunMeter {
-  used: number;
-  limit?: number;
-}
-
-/**
  * How a loop ended: with a final answer, stopped by the user, a provider error, the step limit, the
  * token budget, or the loop guard (`loop`: the same call or page read a third time; `notice` says which).
  */
@@ -49,43 +39,6 @@ export type LoopOutcome =
   | { status: 'error'; error: RunError }
   | { status: 'step_limit'; lastText: string }
   | { status: 'budget'; used: number; limit: number };
-
-export interface LoopOptions {
-  client: ModelClient;
-  registry: ToolRegistry;
-  transcript: Transcript;
-  /**
-   * The approval gate every call passes (the background's `ApprovalGate`; a sub-agent gets its
-   * parent's). Given explicitly, never found elsewhere: without one the loop asks `noGate`
-   * (core/approvals/no-gate.ts), which refuses every call the user would have to allow.
-   */
-  gate?: ToolGate;
-  /** The conversation so far; the loop appends what it adds. */
-  history: StoredMessage[];
-  system: string;
-  maxSteps: number;
-  /**
-   * Input + output tokens this loop may use: checked after each answer, before the next request;
-   * reaching it ends the loop with `budget`. Undefined: no budget.
-   */
-  tokenBudget?: number;
-  /** The run's shared token meter (its `limit` is the budget); made from `tokenBudget` when absent. */
-  meter?: RunMeter;
-  signal: AbortSignal;
-  /** Narrows the tools, both those listed to the model and those that may run (sub-agent types). */
-  allow?: (spec: ToolSpec) => boolean;
-  /**
-   * Checks (and may complete) a call's input before it runs, e.g. binding a sub-agent to its tab.
-   * Throwing refuses the call; the message goes to the model as the tool's error.
-   */
-  checkCall?: (name: string, input: unknown) => unknown;
-  /** What every tool call gets besides its signal (the conversation, a bound tab, a sub-agent's label). */
-  toolContext?: Pick<ToolContext, 'conversationId' | 'tabId' | 'agentLabel'>;
-  /** The answer being streamed now (undefined once it is saved). */
-  onStreaming?(message: AssistantMessage | undefined): void;
-  /** Told the marks of each step (the benchmark's step timer); optional. */
-  observer?: LoopObserver;
-}
 
 /**
  * One agent loop: stream the model's answer, run the tools it asks for (each as soon as the answer

@@ -10,17 +10,9 @@ import type { Locale } from '@/core/i18n/locales';
 import type { ModelClient } from './provider';
 import type { RunError } from './errors';
 import type { LoopObserver } from './step-timing';
-import { storeTranscript } from './transcript';
+import { storeTranscript, type AgentEvents } from './transcript';
 
-/** What the loop tells the UI while it works. */
-export interface AgentEvents {
-  conversation(conversation: Conversation): void;
-  message(message: StoredMessage): void;
-  /** `offset` is the length of the message's text before this piece. */
-  delta(conversationId: string, messageId: string, text: string, offset: number): void;
-  /** The tool call `toolCallId` reported live activity (see `ToolContext.reportActivity`). */
-  toolActivity?(conversationId: string, toolCallId: string, toolName: string, event: unknown): void;
-}
+export type { AgentEvents } from './transcript';
 
 export interface AgentDeps {
   store: ConversationStore;

@@ -2,7 +2,7 @@ import { noGate } from '@/core/approvals/no-gate';
 import { capError, errorMessage } from '@/core/registry/registry';
 import type { GatedCall, ReachHow, ToolResult } from '@/core/registry/types';
 import type { ToolCall, ToolMessage } from '@/core/storage/db';
-import type { LoopOptions } from './loop';
+import type { LoopOptions } from './loop-options';
 import type { CallSeen } from './loop-guard';
 
 /** How often a tool message with live activity is written while its tool works. */

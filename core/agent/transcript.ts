@@ -1,7 +1,16 @@
 import type { ConversationStore, NewMessage } from '@/core/storage/conversations';
-import type { AssistantMessage, StoredMessage, ToolMessage } from '@/core/storage/db';
+import type { AssistantMessage, Conversation, StoredMessage, ToolMessage } from '@/core/storage/db';
 import { scrubSecrets, type StepTrace, type TraceSink } from '@/core/data/trace';
-import type { AgentEvents } from './runner';
+
+/** What the loop tells the UI while it works. */
+export interface AgentEvents {
+  conversation(conversation: Conversation): void;
+  message(message: StoredMessage): void;
+  /** `offset` is the length of the message's text before this piece. */
+  delta(conversationId: string, messageId: string, text: string, offset: number): void;
+  /** The tool call `toolCallId` reported live activity (see `ToolContext.reportActivity`). */
+  toolActivity?(conversationId: string, toolCallId: string, toolName: string, event: unknown): void;
+}
 
 /**
  * Where one agent loop keeps its messages. The main chat writes them to IndexedDB and tells the
