@@ -71,7 +71,7 @@ export function importGraph(dir = 'core') {
   const options = compilerOptions();
   const host = ts.createCompilerHost(options);
   const cache = ts.createModuleResolutionCache(ROOT, (name) => name, options);
-  const files = sourceFiles(path.join(ROOT, dir));
+  const files = sourceFiles(path.resolve(ROOT, dir));
   const inside = new Set(files);
   const graph = new Map();
   for (const file of files) {
