@@ -1,4 +1,5 @@
 import vue from '@vitejs/plugin-vue';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
@@ -15,6 +16,9 @@ export default defineConfig({
     include: ['tests/unit/**/*.test.ts', 'plugins/**/*.test.ts'],
     setupFiles: ['tests/unit/setup.ts'],
     testTimeout: 20_000,
+    // Vitest runs one file at a time on a machine with two cores (its default is cores - 1); two
+    // at a time there keeps both busy (each file is mostly start-up: its own process, imports).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Through Vite, so the validator runs schema patterns on the linear-time engine as the build
     // makes it (build/linear-schema-patterns.ts); Node would load the package unpatched.
     server: { deps: { inline: ['@cfworker/json-schema'] } },

@@ -2,7 +2,7 @@
 // envelope, ours outside), the acting bar first, navigation during a click, navigate's checks,
 // screenshot arithmetic.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { UNTRUSTED_MARKER, unwrapUntrusted } from '@/core/registry/untrusted';
 import { click, fill, navigableUrl, navigate, readPage, screenshot, scroll, selectOption, waitFor, actionTools } from './actions';
 import { NO_CHANGE } from './flow';

@@ -1,7 +1,7 @@
 // The background side of page-actions: injecting the page agent, document tokens, checking what
 // the page side answers (the tabs no extension may script: tests/unit/tab-access.test.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { checkReply, LIMITS } from './replies';
 import { createTokenStore } from './service';
 import { fakePage } from './test-page';

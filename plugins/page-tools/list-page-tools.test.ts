@@ -1,7 +1,7 @@
 // list_page_tools without a tab lists only the tabs in play, and everything it returns (the pages'
 // names, descriptions, titles, addresses) comes in one untrusted envelope.
 import { describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { UNTRUSTED_MARKER, unwrapUntrusted } from '@/core/registry/untrusted';
 import { listPageTools, type PageToolsListing } from './index';
 import type { PageToolsManager } from './manager';

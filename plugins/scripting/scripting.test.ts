@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { UNTRUSTED_MARKER, unwrapUntrusted } from '@/core/registry/untrusted';
 import { runInTab, toScriptResult } from './index';
 

@@ -4,7 +4,7 @@
 // shows a notification (and one elsewhere does not), whose click shows the conversation; the badge
 // counts finished runs not opened; 'skills/uses' and 'skills/schedule'; deleting clears alarms.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { saidOf } from '@/core/i18n/catalog';
 import type { PendingApproval } from '@/core/approvals/types';
 import type { PluginContext } from '@/core/plugin';

@@ -1,7 +1,7 @@
 // Page-written text from the tabs tools reaches the model only inside the untrusted envelope: a
 // page chooses its own title (and its address within its origin).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { UNTRUSTED_MARKER, unwrapUntrusted } from '@/core/registry/untrusted';
 import { activateTab, listTabs, openTab } from '@/plugins/tabs';
 import { getTabContent } from '@/plugins/tabs/content';

@@ -3,7 +3,7 @@
 // and what the engine cannot take is refused in words the model can act on.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Browser } from 'wxt/browser';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
 import { listTabs, MATCH_CHARS, MAX_PATTERN_LENGTH, type TabInfo } from '@/plugins/tabs';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { findSetting } from '@/core/storage/setting';
 import { ToolRegistry } from '@/core/registry/registry';
 import { tasksPlugin } from './index';

@@ -2,7 +2,7 @@
 // handler, the benchmark's only in bench builds, the plugins get the same gate as the runner, and
 // dispose removes every handler. Message registration is recorded instead of reaching the browser.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
 
 const registered = vi.hoisted(() => new Map<string, number>());

@@ -1,4 +1,4 @@
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { COMMANDS, handleCommand, showConversation } from '@/core/background/commands';
 import { activeConversationId, sidebarRequest } from '@/core/storage/settings';
 

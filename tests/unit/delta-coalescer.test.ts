@@ -2,7 +2,7 @@
 // (core/background/delta-coalescer.ts, used by the EventHub): joined, never dropped or reordered,
 // sent before any other event of its conversation. A fake clock drives the timers.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { DeltaCoalescer, type CoalescerClock, type DeltaEvent, DELTA_INTERVAL_MS } from '@/core/background/delta-coalescer';
 import { EventHub } from '@/core/background/events';
 import { EVENTS_PORT, type UiEvent } from '@/core/messaging/protocol';

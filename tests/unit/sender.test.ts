@@ -2,7 +2,7 @@
 // document's router answering only those (the e2e test tests/e2e/sender-boundary.test.mjs tries
 // the real contexts in both browsers).
 import { describe, expect, test } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { Browser } from 'wxt/browser';
 import { isExtensionPage } from '@/core/messaging/sender';
 import { defineOffscreenGroup } from '@/core/offscreen/jobs';

@@ -2,7 +2,7 @@
 // itself; the settings file (core/data/settings-file.ts) takes every exported one and checks each
 // against its schema on import; secrets never go into it unless asked; old values move once.
 import { describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { storage } from 'wxt/utils/storage';
 import { z } from 'zod/mini';
 import { exportSettingsFile } from '@/core/data/settings-file';

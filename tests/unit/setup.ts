@@ -1,6 +1,8 @@
 import 'fake-indexeddb/auto';
 import { beforeEach } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+// `wxt/testing/fake-browser`, not `wxt/testing`: that one also loads WXT's Vitest plugin (Vite and
+// more), about a second in every test file's process.
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import en from '#locales/en.json';
 import he from '#locales/he.json';
 import hy from '#locales/hy.json';

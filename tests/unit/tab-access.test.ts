@@ -1,7 +1,7 @@
 // core/tabs/access.ts: the pages no extension may read or script, one rule for every plugin that
 // works in tabs (tabs, page-actions, scripting), and waiting for a tab's load.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { closedPageReason, TabLoadError, waitForTabLoad } from '@/core/tabs/access';
 
 afterEach(() => {

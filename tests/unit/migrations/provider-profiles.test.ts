@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { openDb } from '@/core/storage/db';
 import { migrateProviderSettingsV2 } from '@/core/storage/migrations/provider-profiles';
 import { conversationModelsSchema, providerSettings, ProviderSecrets, providerSettingsStore, providerSettingsSchema } from '@/core/storage/settings';

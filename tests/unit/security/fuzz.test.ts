@@ -23,7 +23,7 @@ import { createRequire } from 'node:module';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { runJobHere } from '@/core/offscreen/jobs';
 import type { PluginContext } from '@/core/plugin';
 import type { ToolResult, ToolSpec } from '@/core/registry/types';
