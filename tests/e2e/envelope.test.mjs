@@ -243,7 +243,11 @@ for (const browserName of selectedBrowsers()) {
         assert.ok(!/backSecret|BACKGROUND-SECRET-DESC/.test(body), `request ${i}: the background tab's tool name or description reached the model`);
       }
       assert.match(toolMessages(requests[3])[2], /declined|was not run/, 'the read was denied');
-      const listings = (req) => untrustedJson(toolMessages(req).at(-1)).tabs;
+      // The second listing is the first one again, with no action in between: the loop guard's note
+      // follows it (core/agent/loop-guard.ts); the listing is the envelope before it.
+      const listing = (req) => JSON.parse(toolMessages(req).at(-1));
+      assert.match(listing(requests[4]), /\n\nNote from Sidequest: you have read this page twice/);
+      const listings = (req) => untrustedJson(listing(req).replace(/\n\nNote from Sidequest: [^\n]*$/, '')).tabs;
       assert.deepEqual(listings(requests[2]).map((t) => t.tab_id), [frontTab]);
       assert.deepEqual(listings(requests[4]).map((t) => t.tab_id), [frontTab], 'a tab named only in a denied call is not in play');
       assert.deepEqual(listings(requests[2])[0].tools.map((t) => t.page_name), ['frontState']);

@@ -248,7 +248,9 @@ for (const browserName of selectedBrowsers()) {
         }
         if (stats.steps < STEPS) {
           stats.steps++;
-          return { text: `Reading it, time ${stats.steps}.`, toolCalls: [{ name: 'web_fetch', arguments: { url } }] };
+          // Each read at an address of its own (the same page): the same call with the same result
+          // a third time would end the run (the loop guard, core/agent/loop-guard.ts).
+          return { text: `Reading it, time ${stats.steps}.`, toolCalls: [{ name: 'web_fetch', arguments: { url: `${url}?read=${stats.steps}` } }] };
         }
         return { text: `Done: read it ${STEPS} times.` };
       });

@@ -4,7 +4,9 @@
 // background was frozen (a backtracking RegExp would keep it busy for minutes to hours).
 // (a) A page sets a very long title; the model calls list_tabs with `.{0,999}.{0,999}.{0,999}!`
 //     (the issue's pattern: refused), then with backtracking classics the engine takes
-//     (`^(a+)+$`…), which a RegExp would run for hours on the title.
+//     (`^(a+)+$`…), which a RegExp would run for hours on the title. A short-titled tab for each
+//     classic shows that it runs and matches (and gives each call a list of its own: three empty
+//     lists in a row are the same read three times, which the loop guard ends).
 // (b) A page registers a WebMCP tool whose input schema has `pattern: '^(a+)+$'`; the model calls
 //     it with forty `a`s and a `!` (checked in the background before the approval gate asks).
 // (c) An MCP server (the real SDK, on 127.0.0.1) whose tool has the same pattern; another whose
@@ -25,6 +27,8 @@ const BUDGET_MS = 1000;
 const HOSTILE_CODE = `${'a'.repeat(40)}!`;
 /** The issue's pattern, then patterns the engine takes that backtrack catastrophically in a RegExp. */
 const TITLE_PATTERNS = ['.{0,999}.{0,999}.{0,999}!', '^(a+)+$', '(.*a){20}x', '(a|a)*c'];
+/** A title each classic matches (and the others do not), on a page of its own: `/decoy-<i>.html` for `TITLE_PATTERNS[i]`. */
+const DECOY_TITLES = { 1: 'aaaa', 2: `${'a'.repeat(20)}x`, 3: 'c' };
 
 const html = (title, body, script = '') => ({
   type: 'text/html; charset=utf-8',
@@ -32,6 +36,7 @@ const html = (title, body, script = '') => ({
 });
 
 const PAGES = {
+  ...Object.fromEntries(Object.entries(DECOY_TITLES).map(([i, title]) => [`/decoy-${i}.html`, html(title, '<p>A short title.</p>')])),
   // The title: 2 047 "a"s and a "b" (what list_tabs matches ends there: `^(a+)+$` fails on the
   // "b"), then 200 000 "x"s; no "!" (`.{0,999}.{0,999}.{0,999}!` looks for one in vain).
   '/title.html': html('Loading', '<p>A page that names itself.</p>', `document.title = 'a'.repeat(2047) + 'b' + 'x'.repeat(200000);`),
@@ -224,18 +229,24 @@ for (const browserName of selectedBrowsers()) {
     test('(a) list_tabs with .{0,999}.{0,999}.{0,999}! and other backtracking patterns against a page-set title of 200 000 characters', async () => {
       const page = await h.newPage(`http://evil.example:${new URL(site.origin).port}/title.html`);
       await page.waitFor(() => document.title.length > 200_000);
+      const decoys = [];
+      for (const i of Object.keys(DECOY_TITLES)) decoys.push(await h.newPage(site.url(`/decoy-${i}.html`)));
       const { results } = await whileHostile('list_tabs', 'Find the tab with hostile titles', TITLE_PATTERNS);
       const texts = results.map(toolText);
       assert.equal(texts.length, TITLE_PATTERNS.length);
       // The issue's pattern: refused, with what is allowed.
       assert.match(texts[0], /title_pattern cannot be used: it is too large to match quickly .*Patterns run on a linear-time engine \(RE2 syntax\)/s);
-      // The others run: the page's title (2 047 "a"s and a "b" in what is matched) matches none.
+      // The others run: the page's title (2 047 "a"s and a "b" in what is matched) matches none;
+      // each finds its decoy, and no other decoy.
       for (const [i, text] of texts.slice(1).entries()) {
         assert.doesNotMatch(text, /cannot be used|Invalid parameters|error/i, `${TITLE_PATTERNS[i + 1]} runs`);
         assert.ok(text.trim().startsWith('['), `${TITLE_PATTERNS[i + 1]}: a list of tabs (${text.slice(0, 200)})`);
         assert.ok(!text.includes('/title.html'), `${TITLE_PATTERNS[i + 1]} does not match the hostile title`);
+        const found = Object.keys(DECOY_TITLES).filter((d) => text.includes(`/decoy-${d}.html`));
+        assert.deepEqual(found, [String(i + 1)], `${TITLE_PATTERNS[i + 1]} matches its decoy's title only (${text.slice(0, 300)})`);
       }
       await sidebar.screenshot(screenshotPath(browserName, 'redos-list-tabs'));
+      for (const decoy of decoys) await decoy.close();
       await page.close();
     });
 
