@@ -14,6 +14,15 @@ export async function callBackground(page, type, data) {
 }
 
 /**
+ * What each list_tabs and read_page of a run asks for, in turn: each time another list or another
+ * part of the page (the same read a third time with no action in between would end the run: the
+ * loop guard, core/agent/loop-guard.ts). A variant that happens to give what an earlier one gave
+ * makes it a second read at most: the model is told, the run goes on.
+ */
+const LIST_TABS = [{}, { url_pattern: 'alpha\\.html' }, { url_pattern: 'sidepanel' }, { url_pattern: 'no-tab-has-this-address' }, { url_pattern: 'alpha|sidepanel' }];
+const READ_PAGE = [{}, { selector: 'h1' }, { selector: 'p' }, { selector: 'body' }];
+
+/**
  * The scripted model of one run: STEPS requests, the first STEPS - 1 each asking for one tool
  * (list_tabs and read_page in turn: read_page reads the tab the user looks at), the last answering.
  */
@@ -21,7 +30,8 @@ export function runScript(req) {
   const lastUser = req.messages.findLastIndex((m) => m.role === 'user');
   const done = req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
   if (done >= STEPS - 1) return { text: `Run done after ${done} tools.` };
-  return { toolCalls: [{ name: done % 2 === 0 ? 'list_tabs' : 'read_page', arguments: {} }] };
+  const turn = Math.floor(done / 2);
+  return { toolCalls: [done % 2 === 0 ? { name: 'list_tabs', arguments: LIST_TABS[turn % LIST_TABS.length] } : { name: 'read_page', arguments: READ_PAGE[turn % READ_PAGE.length] }] };
 }
 
 /**
