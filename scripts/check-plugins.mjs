@@ -12,9 +12,13 @@
 //
 //   node scripts/check-plugins.mjs            every plugin
 //   node scripts/check-plugins.mjs tabs web   only these
-import { execFileSync } from 'node:child_process';
+//
+// The copies are checked a few at a time (SIDEQUEST_CHECK_JOBS, default: the machine's cores, at
+// least 2 and at most 4): a type check is one process on one core, and a build waits on the disk
+// part of the time.
+import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { languages, leafKeys, localeSources, readWords } from '../build/locales.mjs';
@@ -166,8 +170,18 @@ const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--excl
   // A worktree's node_modules may be a symlink git does not ignore: the copy links its own.
   .filter((f) => f && f !== 'node_modules' && existsSync(path.join(ROOT, f)));
 
-for (const folder of folders) {
-  if (only.length && !only.includes(folder)) continue;
+/** Runs a command of the project's own (node_modules/.bin, not through npx) in `cwd`; rejects with its output. */
+function run(cwd, cmd, args) {
+  return new Promise((resolve, reject) => {
+    execFile(path.join(ROOT, 'node_modules/.bin', cmd), args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(Object.assign(error, { stdout, stderr }));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** A copy of the project without plugins/<folder>: type-checks, builds, and holds nothing of it (else a failure). */
+async function checkWithout(folder) {
   const started = Date.now();
   const tools = toolNames(folder);
   const dir = mkdtempSync(path.join(tmpdir(), `sidequest-without-${folder}-`));
@@ -196,31 +210,38 @@ for (const folder of folders) {
       const out = kept.filter((line) => !removed.has(line.trim().replace(/,$/, '')));
       writeFileSync(file, out.join('\n'));
     }
-    const run = (cmd, args) => execFileSync(cmd, args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      run('npx', ['wxt', 'prepare']);
-      run('npx', ['vue-tsc', '--noEmit']);
+      await run(dir, 'wxt', ['prepare']);
+      await run(dir, 'vue-tsc', ['--noEmit']);
     } catch (error) {
       failures.push(`without plugins/${folder}: the type check fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
-      continue;
+      return;
     }
     try {
-      run('npx', ['wxt', 'build']);
-      run('npx', ['wxt', 'build', '-b', 'firefox']);
+      await run(dir, 'wxt', ['build']);
+      await run(dir, 'wxt', ['build', '-b', 'firefox']);
     } catch (error) {
       failures.push(`without plugins/${folder}: the build fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
-      continue;
+      return;
     }
     const left = leftovers(dir, folder);
     if (left.length) {
       failures.push(`without plugins/${folder}: the build still holds ${[...new Set(left)].join(', ')}`);
-      continue;
+      return;
     }
     console.log(`without plugins/${folder} (${tools.join(', ') || 'no tools'}; ${pluginWords(folder).names.length} messages): type-checks, builds, nothing left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const queue = folders.filter((folder) => !only.length || only.includes(folder));
+const jobs = Math.max(1, Number(process.env.SIDEQUEST_CHECK_JOBS) || Math.min(4, Math.max(2, availableParallelism())));
+await Promise.all(
+  Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+    for (let folder = queue.shift(); folder !== undefined; folder = queue.shift()) await checkWithout(folder);
+  }),
+);
 
 if (failures.length) {
   console.error(`\n${failures.length} problem(s):\n- ${failures.join('\n- ')}`);
