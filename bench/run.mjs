@@ -5,10 +5,12 @@
 // - sizes (bench/sizes.mjs): each page's initial JavaScript (gzipped), one language's words, the
 //   zips and their biggest files, the background bundle, the sidebar's 10 biggest modules.
 // - steps: the time the extension adds per agent step, with the scripted model, in the real
-//   browser: model's last byte → tool starts, and tool ends → next request sent. Reported against
+//   browser: model's last byte → tool starts, and tool ends → next request sent. Each step a sandbox
+//   script of one number, another each step (until issue 38: `list_tabs` each step, which the loop
+//   guard now ends at its third unchanged list, core/agent/loop-guard.ts). Reported against
 //   the whole step time (request → next request) measured in the same run. Twice: the model
 //   answering at once, then after `--think` ms (100), as a real model does. Then a step of two
-//   calls whose answer is written an event every 20 ms (a sandbox script, then `list_tabs`): its
+//   calls whose answer is written an event every 20 ms (a busy sandbox script, then a quick one): its
 //   whole time shows whether the first tool runs while the model still writes the second call.
 //   `--wire`: the scripted model speaks OpenAI's wire format (default), Anthropic's or Ollama's,
 //   through a profile of that provider.
@@ -95,7 +97,7 @@ const WIRES = {
 const WIRE = process.argv.find((a) => a.startsWith('--wire='))?.slice(7) ?? 'openai';
 if (!WIRES[WIRE]) throw new Error(`--wire: one of ${Object.keys(WIRES).join(', ')}`);
 
-/** The two-call step: a sandbox script of about this long, then `list_tabs`; the answer an event every `TWO_CALL_PACE_MS`. */
+/** The two-call step: a sandbox script of about this long, then a quick one; the answer an event every `TWO_CALL_PACE_MS`. */
 const SANDBOX_BUSY_MS = 40;
 const TWO_CALL_PACE_MS = 20;
 const TWO_CALL_STEPS = 8;
@@ -119,7 +121,8 @@ async function steps(browserName) {
       for (let run = 0; run < RUNS; run++) {
         await runScripted(sidebar, model, `Benchmark run ${run + 1}`, STEPS, 'All steps done.', async (done) => {
           if (thinkMs) await sleep(thinkMs);
-          return done < STEPS ? { toolCalls: [{ name: 'list_tabs', arguments: {} }] } : { text: 'All steps done.' };
+          // A cheap step whose result is new each time (the same read of the tabs a third time would end the run).
+          return done < STEPS ? { toolCalls: [{ name: 'execute_script', arguments: { target: 'sandbox', code: String(done) } }] } : { text: 'All steps done.' };
         });
         for (let i = 1; i < model.requests.length; i++) stepTimes.push(model.requests[i].receivedAt - model.requests[i - 1].receivedAt - thinkMs);
       }
@@ -179,18 +182,19 @@ function printSteps(browserName, thinkMs, timings, stepTimes) {
 
 /**
  * Steps of two calls, the answer written an event every `TWO_CALL_PACE_MS` (as a model writes):
- * a sandbox script busy for `SANDBOX_BUSY_MS`, then `list_tabs`. Where the package gives a call as
+ * a sandbox script busy for `SANDBOX_BUSY_MS`, then a quick one (until issue 38 `list_tabs`, an unchanged
+ * read each step, which the loop guard now ends at its third). Where the package gives a call as
  * its block ends, the script runs while the second call is still being written.
  */
 async function twoCalls(browserName, model, sidebar) {
-  // A different script each step: the loop guard stops a run that repeats a call and its result.
+  // Different scripts each step: the loop guard stops a run that repeats a call and its result.
   const busy = (step) => `const t = Date.now(); while (Date.now() - t < ${SANDBOX_BUSY_MS}) {} 'step ${step}'`;
   const steps = [];
   // One unreported run first: the sandbox's first start (its document, QuickJS's module) is slower.
   for (let run = 0; run < 2; run++) {
     await runScripted(sidebar, model, `Two calls ${run + 1}`, TWO_CALL_STEPS, 'Two calls done.', (done) =>
       done < TWO_CALL_STEPS * 2
-        ? { toolCalls: [{ name: 'execute_script', arguments: { code: busy(done), target: 'sandbox' } }, { name: 'list_tabs', arguments: {} }], delayMs: TWO_CALL_PACE_MS }
+        ? { toolCalls: [{ name: 'execute_script', arguments: { code: busy(done), target: 'sandbox' } }, { name: 'execute_script', arguments: { code: `'then ${done}'`, target: 'sandbox' } }], delayMs: TWO_CALL_PACE_MS }
         : { text: 'Two calls done.' },
     );
     if (run === 0) continue;
@@ -199,7 +203,7 @@ async function twoCalls(browserName, model, sidebar) {
       steps.push({ whole: model.requests[i].receivedAt - previous.receivedAt, afterLastByte: model.requests[i].receivedAt - previous.lastByteAt });
     }
   }
-  console.log(`\n## A step of two calls in ${browserName} (${steps.length} steps; ${WIRE}'s wire format, an event every ${TWO_CALL_PACE_MS} ms; a sandbox script of ${SANDBOX_BUSY_MS} ms, then list_tabs)\n`);
+  console.log(`\n## A step of two calls in ${browserName} (${steps.length} steps; ${WIRE}'s wire format, an event every ${TWO_CALL_PACE_MS} ms; a sandbox script of ${SANDBOX_BUSY_MS} ms, then a quick one)\n`);
   table([
     ['interval', 'median', 'p95'],
     ['request → next request', fmt(quantile(steps.map((s) => s.whole), 0.5)), fmt(quantile(steps.map((s) => s.whole), 0.95))],

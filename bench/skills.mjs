@@ -4,7 +4,10 @@
 //   node bench/skills.mjs [chromium|firefox] [--runs 7] [--no-build]   (npm run bench:skills)
 //
 // The run: `list_tabs`, then `read_page` of the tab it listed, nine times (read-only steps, so no
-// card waits on a person; the site is allowed once with Always allow in a warm-up run). The model
+// card waits on a person; the site is allowed once with Always allow in a warm-up run), each read
+// cut at another length (500, 550, … characters: the page's outline is longer), so that no read is
+// the one before it again (the loop guard, core/agent/loop-guard.ts, ends a run that reads the
+// same page a third time without acting; the replay passes the same guard). The model
 // run: the scripted model on 127.0.0.1 answers each request at once with the next call. The
 // replay: `/bench-ten` of the skill saved from that run (`skills/draft` + `skills/save`), which
 // emits the same calls without the model (each `read_page`'s tab comes from step 1's result).
@@ -91,7 +94,7 @@ for (const browserName of BROWSERS) {
     model.setScript((req) => {
       const done = req.messages.filter((m) => m.role === 'tool').length;
       if (done === 0) return { toolCalls: [{ name: 'list_tabs', arguments: {} }] };
-      if (done < STEPS) return { toolCalls: [{ name: 'read_page', arguments: { tab_id: tabId } }] };
+      if (done < STEPS) return { toolCalls: [{ name: 'read_page', arguments: { tab_id: tabId, max_length: 450 + 50 * done } }] };
       return { text: 'All ten steps done.' };
     });
     const modelRun = async (label) => {
