@@ -49,6 +49,26 @@ function hostInfo() {
 }
 
 /**
+ * Records, in an extension page, each pause and resume of a tab the background announces to the
+ * extension's pages (`page-actions-paused` on the events port, which the sidebar listens to), with
+ * the time it arrived (`window.__pauses`). The bar's presses reach the background in order (one
+ * port), and each take-over, resume or stop it acts on is announced: a press that should do
+ * nothing is checked by what was announced before a later press's answer, not by a wait.
+ */
+async function watchPauses(extensionPage) {
+  await extensionPage.evaluate((name) => {
+    const api = globalThis.browser ?? globalThis.chrome;
+    window.__pauses = [];
+    window.__pausesPort?.disconnect();
+    window.__pausesPort = api.runtime.connect({ name });
+    window.__pausesPort.onMessage.addListener((event) => {
+      if (event?.type === 'page-actions-paused') window.__pauses.push({ paused: Boolean(event.paused), at: Date.now() });
+    });
+  }, 'sidequest:events');
+}
+const pauses = (extensionPage) => extensionPage.evaluate(() => window.__pauses);
+
+/**
  * Where the bar's buttons are, from the outside (the page cannot look inside): the last button
  * (Take over / Resume) ends 6 px from the bar's end, Stop sits 6 px before it; their widths are
  * their words in the bar's font plus padding and border.
@@ -133,6 +153,7 @@ for (const browserName of selectedBrowsers()) {
       await shot(sidebar, 'sidebar-paused');
 
       // The page's script attacks: synthetic clicks where the buttons are, on the host, and removing it.
+      await watchPauses(sidebar);
       const points = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
       const attack = await page.evaluate((pts) => {
         const out = [];
@@ -158,14 +179,18 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(attack.attach, 'refused');
       // Put back by the extension; the run is still paused.
       await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))));
-      await new Promise((r) => setTimeout(r, 500));
       assert.equal(model.requests.length, 1, 'nothing resumed or stopped the run');
       assert.match(await sidebar.text(), /Paused — you have the tab/);
 
-      // The user's own click on Resume.
+      // The user's own click on Resume: the first thing announced since the attack is its resume (a
+      // stop pressed by the page would have ended the run before it; a resume, come before it).
       const again = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      const pressed = Date.now();
       await mouse(again.last.x, again.last.y);
       await sidebar.waitForText('Back from the user:', { timeout: 30_000 });
+      const announced = await pauses(sidebar);
+      assert.equal(announced[0]?.paused, false, `the run was resumed: ${JSON.stringify(announced)}`);
+      assert.ok(announced[0].at >= pressed, `resumed ${pressed - announced[0].at} ms before the user's click: by the page's synthetic one`);
       await waitForIdle(sidebar);
       const result = JSON.parse(toolResults(model.requests.at(-1))[0]);
       assert.equal(result.resumed, true);
@@ -220,25 +245,35 @@ for (const browserName of selectedBrowsers()) {
       await sendMessage(sidebar, 'Look around');
       await page.waitFor(() => Boolean([...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName))), undefined, { timeout: 30_000 });
       await page.raw.bringToFront();
-      await new Promise((r) => setTimeout(r, 400));
+      // For the screenshot: the bar's rise animation done.
+      if (SHOTS) await new Promise((r) => setTimeout(r, 400));
       await shot(page, 'bar-acting');
+      await watchPauses(sidebar);
       const points = await page.evaluate(buttonPoints, { last: 'Take over', stop: 'Stop' });
-      // A synthetic click at Take over does nothing.
+      // A synthetic click at Take over does nothing. Had it paused the run, the background would
+      // have announced that pause before the one of the user's own click below (the bar's presses
+      // arrive in order), and again on the user's click (or resumed, had that click found Resume
+      // there by then): what is announced up to the Resume further down is checked there.
       await page.evaluate((p) => document.elementFromPoint(p.x, p.y).click(), points.last);
-      await new Promise((r) => setTimeout(r, 300));
-      assert.doesNotMatch(await sidebar.text(), /Paused — you have the tab/);
+      const pressed = Date.now();
       await mouse(points.last.x, points.last.y);
       await sidebar.waitForText('Paused — you have the tab', { timeout: 15_000 });
+      const first = (await pauses(sidebar))[0];
+      assert.ok(first?.paused && first.at >= pressed, `paused by the user's click, not ${pressed - first?.at} ms before it: ${JSON.stringify(first)}`);
       // The wait ends; the next action (scroll up) waits while the user has the tab.
       // The sidebar in front, as a person watching it: its approval cards arm and get answered.
       await sidebar.raw.bringToFront();
       const approved = sidebar.approved;
       for (const until = Date.now() + 20_000; sidebar.approved < approved + 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
-      await new Promise((r) => setTimeout(r, 1500));
+      // (Its result, further down, says it ran after the Resume.)
       assert.equal(toolResults(model.requests.at(-1)).length, 2, 'the scroll waits for Resume');
       const paused = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
       await mouse(paused.last.x, paused.last.y);
       await sidebar.waitFor(() => !document.body.innerText.includes('Paused — you have the tab'), undefined, { timeout: 15_000 });
+      // Since the synthetic click: one pause (the user's Take over), then this Resume.
+      await sidebar.waitFor(() => window.__pauses.some((e) => !e.paused));
+      const announced = (await pauses(sidebar)).map((e) => (e.paused ? 'paused' : 'resumed'));
+      assert.deepEqual(announced.slice(0, announced.indexOf('resumed') + 1), ['paused', 'resumed'], `announced: ${announced}`);
       // The scroll ran after Resume and says the user had the tab.
       for (const until = Date.now() + 15_000; toolResults(model.requests.at(-1)).length < 3 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
       assert.match(toolResults(model.requests.at(-1))[2], /The user took over this tab and pressed Resume/);

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startModelServer } from '../model-server/server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar, unwrapUntrusted } from './helpers.mjs';
-import { answerCards, checkPlan, decoded, deepText, plan, refFor, runTask, startPageActionsServer, tabWith, toolResults, waitForDeepText } from './page-actions-helpers.mjs';
+import { answerCards, checkPlan, decoded, deepText, outlineNodes, plan, refFor, runTask, startPageActionsServer, tabWith, toolResults, waitForDeepText } from './page-actions-helpers.mjs';
 
 for (const browserName of selectedBrowsers()) {
   describe(`page actions on test pages in ${browserName}`, { timeout: 400_000 }, () => {
@@ -143,9 +143,18 @@ for (const browserName of selectedBrowsers()) {
     test("a page's text that poses as orders and outline lines stays text inside the untrusted envelope", async () => {
       const { page, sidebar, tabId, cards } = await open('injection.html');
       const act = (name, args) => ({ name, arguments: { tab_id: tabId, ...args } });
+      // The page's text claims its "Delete account" button is a reference that exists: the one the
+      // outline gives the Show offers button. The real Delete account button is on screen with a
+      // reference of its own, which no line of the page names. The model does as the text says.
+      let claimed;
       const script = plan([
         () => act('read_page', {}),
-        () => act('click', { ref: 'e900' }),
+        ({ last }) => {
+          // (A line of the page's text, not of the outline: `- text: "- button \"Delete account\" (ref=e1]…"`.)
+          claimed = /^\s*- text: .*\bbutton \\?"Delete account\\?" [[(]ref=(e\d+)\]/m.exec(last)?.[1];
+          assert.ok(claimed, `the page's fake line is in the result:\n${last.slice(0, 1500)}`);
+          return act('click', { ref: claimed });
+        },
         () => ({ text: 'Finished.' }),
       ]);
       model.setScript(script);
@@ -161,12 +170,29 @@ for (const browserName of selectedBrowsers()) {
       assert.match(inside, /IMPORTANT SYSTEM NOTICE/, 'the page text is inside the envelope');
       assert.ok(!read.replace(/<<<UNTRUSTED BEGIN ([0-9a-f]{16}) [^\n]*>>>\n[\s\S]*?\n<<<UNTRUSTED END \1>>>/g, '').includes('IMPORTANT SYSTEM NOTICE'), 'and nowhere outside it');
       // The fake lines are text: no line of the outline is a node made of them.
-      for (const fake of ['button "Delete account"', 'link "Send password', 'textbox "Password"', 'button "Pay now"']) {
+      for (const fake of ['link "Send password', 'textbox "Password"', 'button "Pay now"']) {
         assert.ok(!new RegExp(`^\\s*- ${fake.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm').test(inside), `"${fake}" is not an outline node:\n${inside}`);
       }
-      // The fake reference is nothing: the click fails and nothing was deleted.
-      assert.match(click, /e900|reference|ref/i, `clicking the fake reference fails: ${click}`);
-      assert.ok(!/ACCOUNT DELETED/.test(await deepText(page)));
+      // The reference the page claims is real, and it is the Show offers button's; the one Delete
+      // account node is the real button, with a reference of its own.
+      const buttons = outlineNodes(inside, 'button');
+      assert.match(buttons.find((b) => b.ref === claimed)?.name ?? '', /^Show offers\b/, `${claimed} is the Show offers button:\n${inside}`);
+      const deletes = buttons.filter((b) => b.name === 'Delete account');
+      assert.equal(deletes.length, 1, `one Delete account node, the real button:\n${inside}`);
+      assert.notEqual(deletes[0].ref, claimed, 'the real Delete account button has another reference than the one the page claims');
+
+      // The click went where the reference points, the Show offers button, and only there.
+      assert.match(click, /^Clicked button "Show offers\b/m, `the click reached the Show offers button: ${click}`);
+      assert.doesNotMatch(click, /Delete account|ACCOUNT DELETED/, `and nothing else: ${click}`);
+      await waitForDeepText(page, /Offers shown/);
+      assert.ok(!/ACCOUNT DELETED/.test(await deepText(page)), 'nothing was deleted');
+      assert.ok(
+        await page.evaluate(() => {
+          const button = document.getElementById('delete');
+          return button.getClientRects().length > 0 && getComputedStyle(button).visibility === 'visible';
+        }),
+        'the Delete account button was there to be clicked',
+      );
       await sidebar.close();
       await page.close();
     });

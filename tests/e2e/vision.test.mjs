@@ -119,6 +119,16 @@ for (const browserName of selectedBrowsers()) {
           assert.deepEqual(next.content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${CHART_PNG}` } });
           assert.ok(!contentText(body.messages[at]).includes(CHART_PNG.slice(0, 24)), 'no bytes in the tool message');
         },
+        image(body) {
+          const at = body.messages.findIndex((m) => m.role === 'tool');
+          const next = body.messages[at + 1];
+          assert.equal(next?.role, 'user', 'a user message right after the tool result');
+          const parts = next.content.filter((p) => p.type === 'image_url');
+          assert.equal(parts.length, 1, 'one image_url part');
+          const url = /^data:([^;,]+);base64,(.*)$/.exec(parts[0].image_url.url);
+          assert.ok(url, `a data: URL in image_url: ${parts[0].image_url.url.slice(0, 60)}`);
+          return { mediaType: url[1], data: url[2] };
+        },
       },
       {
         name: 'Anthropic',
@@ -128,6 +138,13 @@ for (const browserName of selectedBrowsers()) {
         wire(body) {
           const result = body.messages.at(-1).content.find((b) => b.type === 'tool_result');
           assert.deepEqual(result.content.find((c) => c.type === 'image'), { type: 'image', source: { type: 'base64', media_type: 'image/png', data: CHART_PNG } });
+        },
+        image(body) {
+          const result = body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+          const images = result.content.filter((c) => c.type === 'image');
+          assert.equal(images.length, 1, 'one image block in the tool_result');
+          assert.equal(images[0].source.type, 'base64');
+          return { mediaType: images[0].source.media_type, data: images[0].source.data };
         },
       },
       {
@@ -142,6 +159,13 @@ for (const browserName of selectedBrowsers()) {
           const call = body.contents.find((c) => c.role === 'model' && c.parts.some((p) => p.functionCall));
           assert.equal(call.parts.find((p) => p.functionCall).thoughtSignature, SIGNATURE);
         },
+        image(body) {
+          const response = body.contents.at(-1).parts.find((p) => p.functionResponse).functionResponse;
+          assert.equal(response.parts?.length, 1, 'one part in the functionResponse');
+          const { inlineData } = response.parts[0];
+          assert.ok(inlineData, `inlineData in the functionResponse: ${JSON.stringify(response.parts[0]).slice(0, 200)}`);
+          return { mediaType: inlineData.mimeType, data: inlineData.data };
+        },
       },
       {
         name: 'Ollama',
@@ -153,6 +177,15 @@ for (const browserName of selectedBrowsers()) {
           assert.equal(body.messages[at + 1].role, 'user');
           assert.deepEqual(body.messages[at + 1].images, [CHART_PNG]);
           assert.match(body.messages[at + 1].content, /returned by the call \S+ \(mcp_charts_get_chart\)/);
+        },
+        image(body) {
+          const at = body.messages.findIndex((m) => m.role === 'tool');
+          const next = body.messages[at + 1];
+          assert.equal(next?.role, 'user', 'a user message right after the tool result');
+          assert.match(next.content, /returned by the call \S+ \(screenshot\)/);
+          assert.equal(next.images?.length, 1, 'one entry in images');
+          // Ollama's images are bare base64; the type is the bytes' own.
+          return { mediaType: 'image/jpeg', data: next.images[0] };
         },
       },
     ];
@@ -189,9 +222,14 @@ for (const browserName of selectedBrowsers()) {
           await sidebar.waitForText('I see', { within: 'article.assistant:last-of-type .markdown', timeout: 45_000 });
           await waitForIdle(sidebar);
           assert.match(await lastAnswer(sidebar), /I see 1 image\(s\): image\/jpeg\./, c.name);
-          const wire = JSON.stringify(server.requests[1].body);
-          // A JPEG's base64 starts with "/9j/", in that provider's own image field.
-          assert.match(wire, /image_url":\{"url":"data:image\/jpeg;base64,\/9j\/|"media_type":"image\/jpeg","data":"\/9j\/|"mimeType":"image\/jpeg","data":"\/9j\/|"images":\["\/9j\//, c.name);
+          // The screenshot in that provider's own image field, typed as a JPEG, and a whole JPEG
+          // (its start and end markers).
+          const image = c.image(server.requests[1].body);
+          assert.equal(image.mediaType, 'image/jpeg', c.name);
+          const bytes = Buffer.from(image.data, 'base64');
+          assert.ok(bytes.length > 1000, `${c.name}: ${bytes.length} bytes`);
+          assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], `${c.name}: the bytes start as a JPEG's`);
+          assert.deepEqual([...bytes.subarray(-2)], [0xff, 0xd9], `${c.name}: the bytes end as a JPEG's`);
           await sidebar.close();
         }
         await page.close();
