@@ -122,7 +122,9 @@ for (const browserName of selectedBrowsers()) {
         const milk = cards.cards.find((c) => /buy milk/.test(c.text));
         assert.ok(milk, `a card for typing "buy milk"; cards: ${JSON.stringify(texts)}`);
         assert.match(milk.text, /Type\W+buy milk\W+into/i, 'the card says what will happen in words');
-        if (box.name) assert.match(milk.text, new RegExp(`into\\W+${loose(box.name)}`, 'i'), 'the card names the field');
+        // Every app's new-todo box has a name (its label or its placeholder), and the card uses it.
+        assert.ok(box.name, `the new-todo box has a name in the outline: ${box.line}`);
+        assert.match(milk.text, new RegExp(`into\\W+${loose(box.name)}`, 'i'), `the card names the field "${box.name}": ${milk.text}`);
         assert.equal(milk.answer, 'Always allow', `Always allow is offered for typing into a todo box (buttons: ${milk.buttons})`);
         assert.ok(!texts.some((t) => /buy bread/.test(t)), `Always allow on this site lets the next fill through; cards: ${JSON.stringify(texts)}`);
         await sidebar.close();

@@ -250,7 +250,12 @@ for (const browserName of selectedBrowsers()) {
       const system = systemText(handOver);
       assert.match(system, /buy eggs/, 'the hand-over note holds the skill\'s instruction with its arguments');
       assert.match(system, /add-todo/);
-      assert.match(system, /fail|not found|could not|cannot/i, `the note says what failed:\n${system.slice(-2000)}`);
+      // The note names the step that failed and why (the Add button is gone from the page), after
+      // the steps that ran.
+      assert.match(system, /Steps done:\n1\. read_page: done\.\n2\. fill: done\.\n3\. click: not run, it could not be prepared\./, `the steps done, and the one that failed:\n${system.slice(-2000)}`);
+      const wrong = /^What went wrong: (.*)$/m.exec(system)?.[1] ?? '';
+      assert.match(wrong, /^Step 3 \(click\) could not be prepared: /, `the failing step:\n${system.slice(-2000)}`);
+      assert.match(wrong, /No button \\?"Add\\?" in the result of step 1: the page changed/, `its reason: ${wrong}`);
       await sidebar.click('button', 'Update skill', { timeout: 15_000 });
       await sidebar.find('dialog', 'Update skill');
       await sidebar.click('button', 'Cancel');
@@ -346,20 +351,30 @@ for (const browserName of selectedBrowsers()) {
       await options.waitForText('Added 1 skill: /add-todo');
       await options.waitFor(() => Boolean(document.querySelector('[data-skill="add-todo"]')));
 
+      // Each crafted file with the error it must get: its own, so that the wait below is for this
+      // file's error (the alert of the file before stays up until this one is read).
+      const proto = file.text.replace('"name": "add-todo"', '"__proto__": { "polluted": true }, "name": "proto-skill"');
+      assert.notEqual(proto, file.text, 'the __proto__ key was put into the exported file');
+      assert.ok(Object.keys(JSON.parse(proto).skills[0]).includes('__proto__'), 'the crafted skill has its own __proto__ key');
       const crafted = {
-        'wrong-format.json': JSON.stringify({ format: 'something-else', version: 1, skills: [] }),
-        'proto.json': file.text.replace('"name": "add-todo"', '"__proto__": { "polluted": true }, "name": "proto-skill"'),
-        'huge.json': JSON.stringify({ ...exported, skills: [{ ...exported.skills[0], name: 'huge-skill', description: 'x'.repeat(1_500_000) }] }),
-        'not-json.json': '{ "format": "sidequest-skills", ',
+        'wrong-format.json': {
+          text: JSON.stringify({ format: 'something-else', version: 1, skills: [] }),
+          error: /^This file cannot be imported: This is not a Sidequest skills file\.$/,
+        },
+        'proto.json': { text: proto, error: /^This file cannot be imported: .*it has the key skills\[0\]\.__proto__, which no skill has/ },
+        'huge.json': {
+          text: JSON.stringify({ ...exported, skills: [{ ...exported.skills[0], name: 'huge-skill', description: 'x'.repeat(1_500_000) }] }),
+          error: /^This file cannot be imported: .*description/,
+        },
+        'not-json.json': { text: '{ "format": "sidequest-skills", ', error: /^not-json\.json is not a skills file: it is not JSON\.$/ },
       };
-      for (const [name, text] of Object.entries(crafted)) {
+      const alert = '.skills-settings > [role="alert"]';
+      for (const [name, { text, error: expected }] of Object.entries(crafted)) {
         await put(name, text);
-        await sleep(300);
-        await options.waitFor(() => Boolean(document.querySelector('.skills-settings > [role="alert"]')), undefined, { timeout: 10_000 }).catch(async (error) => {
-          throw new Error(`${name}: no error shown; the page shows:\n${(await options.text('main')).slice(0, 1500)}`, { cause: error });
+        await options.waitForText(expected, { within: alert, timeout: 10_000 }).catch(async (error) => {
+          throw new Error(`${name}: not its error (${expected}); the page shows:\n${(await options.text('main')).slice(0, 1500)}`, { cause: error });
         });
-        const error = await options.text('.skills-settings > [role="alert"]');
-        assert.ok(error.length > 10, `${name}: a clear error (${error})`);
+        const error = await options.text(alert);
         const names = await options.evaluate(() => [...document.querySelectorAll('[data-skill]')].map((el) => el.getAttribute('data-skill')));
         assert.deepEqual(names, ['add-todo'], `${name}: nothing added (${error})`);
         assert.equal(await options.evaluate(() => ({}).polluted), undefined);
