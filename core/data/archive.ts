@@ -103,9 +103,12 @@ function buildArchiveSchema() {
 
   const base = { id, conversationId: id, seq: z.number().int().nonnegative(), createdAt: time };
 
+  // `notice`: Sidequest's own line after a result (the loop guard's "you are repeating yourself"),
+  // kept so a re-export equals the export (a file's tool results reach the model as they are anyway).
+  const notice = z.string().max(2000).optional();
   const toolResult = z.union([
-    z.object({ ok: z.literal(true), output: z.unknown(), truncated: z.boolean().optional() }),
-    z.object({ ok: z.literal(false), error: text, code: z.string().max(40) }),
+    z.object({ ok: z.literal(true), output: z.unknown(), truncated: z.boolean().optional(), notice }),
+    z.object({ ok: z.literal(false), error: text, code: z.string().max(40), notice }),
   ]);
 
   const messageSchema = z.discriminatedUnion('role', [
