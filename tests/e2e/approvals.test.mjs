@@ -25,7 +25,13 @@ async function startAttacker() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { port, requests, origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    port,
+    requests,
+    origin: `http://127.0.0.1:${port}`,
+    // Its keep-alive connections (the browser's) would hold close() open until they time out.
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
 }
 
 /** The tool results in a request, as text. */
