@@ -1,5 +1,6 @@
 import type { ModelClient } from '@/core/agent/provider';
 import type { RunDriver } from '@/core/agent/runner';
+import type { TabHold } from '@/core/approvals/gate';
 import type { PendingApproval } from '@/core/approvals/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
@@ -101,6 +102,12 @@ export interface PluginContext {
    * sub-agent's calls are asked about like the main agent's. A loop given none refuses them.
    */
   gate: ToolGate;
+  /**
+   * Holds tabs while the user has them (Take over, a hand-over): while `hold.until(tab)` gives a
+   * promise, every call that touches that tab waits for it, whatever its tool or plugin (the gate
+   * holds it before deciding, and the call's result says it waited).
+   */
+  holdTabs(hold: TabHold): void;
   /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */
   offscreen: typeof runOffscreenJob;
   /**
@@ -139,6 +146,12 @@ export interface PluginContext {
      * scheduled run): the gate lets through only what was granted, and asks for anything else.
      */
     create(options: { title: string; grantedAhead?: Array<{ tool: string; site: string; pin?: string }> }): Promise<Conversation>;
+    /**
+     * An unattended conversation's grants given ahead hold no more (a scheduled run was handed
+     * over to the model): it stays unattended, and every call not allowed on the spot asks, with a
+     * notification. Kept in the conversation, so a Continue or a worker restart keeps it so.
+     */
+    withdrawGrants(conversationId: string): Promise<void>;
     /** Sends a user message, as the sidebar's Send does (claims included); resolves once the run started. */
     send(conversationId: string, text: string): Promise<void>;
     /** The conversation's stored messages, oldest first (the answer being streamed as last written). */

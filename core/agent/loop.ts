@@ -75,7 +75,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
     const seen: Partial<CallSeen> = {};
     let result = await runToolCall({ ...options, transcript: announcing(transcript, news) }, call, toolMessage, seen);
     const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
-    if (repeat.notice) result = { ...result, notice: repeat.notice };
+    if (repeat.notice) result = { ...result, notice: [result.notice, repeat.notice].filter(Boolean).join('\n\n') };
     looping ??= repeat.stop;
     const endedAt = performance.now();
     observer?.toolEnded(endedAt);

@@ -30,8 +30,10 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
   const conversationId = options.toolContext?.conversationId ?? transcript.conversationId;
   // The user's say-so, for the main agent and sub-agents alike; asked only about calls that can run.
   const gate = options.gate ?? noGate;
-  const refused = registry.refusal(call.name, input, options.allow);
-  if (refused) return refused;
+  // Checked and made ready once (an address parsed as the browser will): the gate and the tool get the same value.
+  const admitted = registry.admit(call.name, input, options.allow);
+  if ('refused' in admitted) return admitted.refused;
+  input = admitted.input;
   const spec = registry.describe(call.name)!;
   // Judged by what this call does (a sandbox script reaches no page), where the tool says.
   const annotations = spec.annotations.forCall ? await registry.callAnnotations(call.name, input, options.toolContext?.tabId) : spec.annotations;
@@ -74,6 +76,7 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
     const result = await registry.invoke(call.name, input, {
       signal,
       allow: options.allow,
+      prepared: true,
       context: {
         ...options.toolContext,
         conversationId,
@@ -86,7 +89,8 @@ export async function runToolCall(options: LoopOptions, call: ToolCall, toolMess
       },
     });
     gate.record?.(gated, note, result);
-    return result;
+    // The gate's own line for the model (it waited while the user had the tab).
+    return verdict.notice ? { ...result, notice: [verdict.notice, result.notice].filter(Boolean).join('\n\n') } : result;
   } finally {
     clearTimeout(timer);
     await saving;

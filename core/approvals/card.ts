@@ -10,20 +10,32 @@ export type CardFields = Omit<PendingApproval, 'id' | 'askedAt' | 'expiresAt'>;
 /** What a card settles to: the user's answer, the clock's, or the run's stop. */
 export type AskOutcome = ApprovalAnswer | 'timeout' | 'withdrawn';
 
-/** What a card says of the call itself: who asks (the conversation, the sub-agent), the tool, its arguments as text. */
-function callPart(call: GatedCall) {
+/** What a password looks like on a card: always the same dots, so not even its length shows. */
+export const HIDDEN_VALUE = '••••••••';
+
+/**
+ * What a card says of the call itself: who asks (the conversation, the sub-agent), the tool, its
+ * arguments as text, with the `hidden` fields' values as dots (a password's text).
+ */
+function callPart(call: GatedCall, hidden: readonly string[] = []) {
+  const input = call.input;
+  const shown =
+    hidden.length && input && typeof input === 'object' && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).map(([key, value]) => [key, hidden.includes(key) ? HIDDEN_VALUE : value]))
+      : input;
   return {
     conversationId: call.conversationId,
     toolCallId: call.toolCallId,
     agent: call.agent,
     tool: call.name,
-    arguments: prettyJson(call.input),
+    arguments: prettyJson(shown),
   };
 }
 
-/** The card for one call: the call itself, and why and where it is asked about. */
-export function cardFor(call: GatedCall, fields: Omit<CardFields, keyof ReturnType<typeof callPart>>): CardFields {
-  return { ...callPart(call), ...fields };
+/** The card for one call: the call itself, and why and where it is asked about; `hidden`: fields shown as dots. */
+export function cardFor(call: GatedCall, fields: Omit<CardFields, keyof ReturnType<typeof callPart>> & { hidden?: readonly string[] }): CardFields {
+  const { hidden, ...rest } = fields;
+  return { ...callPart(call, hidden), ...rest };
 }
 
 /**

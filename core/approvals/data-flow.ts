@@ -25,6 +25,8 @@ export interface ConversationState {
   sinks: Map<string, Set<string>>;
   /** `tool\nsite` allowed once with site scope in this conversation, with the tool's pin then. */
   allowedSites: Map<string, { pin?: string; description?: string }>;
+  /** The user's messages, made comparable (`comparable`): typing them into a page carries nothing read. */
+  userWords: string[];
 }
 
 /**
@@ -54,7 +56,7 @@ export class DataFlow {
   state(conversationId: string): ConversationState {
     let state = this.conversations.get(conversationId);
     if (!state) {
-      state = { trusted: false, sources: new Set(), sinks: new Map(), allowedSites: new Map() };
+      state = { trusted: false, sources: new Set(), sinks: new Map(), allowedSites: new Map(), userWords: [] };
       this.conversations.set(conversationId, state);
     }
     return state;
@@ -98,6 +100,7 @@ export class DataFlow {
     const state = this.state(conversationId);
     state.trusted = seed.trusted;
     state.grantedAhead = seed.grantedAhead && new Map(seed.grantedAhead.map((g) => [toolSiteKey(g.tool, g.site), g.pin]));
+    state.userWords = (seed.userWords ?? []).map(comparable).filter(Boolean);
     for (const call of seed.calls) {
       if (!call.spec) {
         // A tool that is gone now: a page's or a server's answer was private.
@@ -115,6 +118,7 @@ export class DataFlow {
       if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
       const origin = (typeof read?.url === 'string' && originOf(read.url)) || originOf(target?.url) || originOf(call.origin) || originOf(call.spec.origin);
       state.sources.add(origin || `plugin:${call.spec.pluginId}`);
+      for (const shown of shownOrigins(call.output)) state.sources.add(shown);
     }
   }
 
@@ -132,10 +136,47 @@ export class DataFlow {
     // Where it read: the page it says it read (a tab may have moved on since the check), the tab,
     // the address; or, with no site, the plugin (its files, its lists).
     const read = result.ok ? (result.output as { url?: unknown } | undefined) : undefined;
-    const origins = [typeof read?.url === 'string' ? originOf(read.url) : '', note.tab?.origin ?? '', originOf(note.url)].filter((o) => o);
+    const origins = [typeof read?.url === 'string' ? originOf(read.url) : '', note.tab?.origin ?? '', originOf(note.url), ...shownOrigins(read)].filter((o) => o);
     if (origins.length) for (const origin of new Set(origins)) state.sources.add(origin);
     else state.sources.add(`plugin:${call.spec.pluginId}`);
   }
+}
+
+/** A text as `isUserWords` compares it: NFKC, lower case, white space as single spaces. */
+function comparable(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** Letters, marks and digits: a match must not start or end inside a word. */
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
+
+/**
+ * Whether `text` (typed or chosen into a page) is the user's own words: empty, or found whole in
+ * one of their messages (not inside a longer word). Such text carries nothing the agent read, so
+ * the page's site receiving it is no outbound call. Anything else (text the model wrote, maybe from
+ * a private read) is judged by the outbound rule.
+ */
+export function isUserWords(state: Pick<ConversationState, 'userWords'>, text: string): boolean {
+  const wanted = comparable(text);
+  if (!wanted) return true;
+  for (const words of state.userWords) {
+    for (let at = words.indexOf(wanted); at >= 0; at = words.indexOf(wanted, at + 1)) {
+      const before = words[at - 1] ?? ' ';
+      const after = words[at + wanted.length] ?? ' ';
+      if ((!WORD_CHAR.test(before) || !WORD_CHAR.test(wanted[0]!)) && (!WORD_CHAR.test(after) || !WORD_CHAR.test(wanted.at(-1)!))) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The other sites a result says it shows besides its `url` (`origins`: a screenshot's framed sites
+ * in view), as http(s) origins: each one was read too.
+ */
+export function shownOrigins(output: unknown): string[] {
+  const origins = (output as { origins?: unknown } | undefined)?.origins;
+  if (!Array.isArray(origins)) return [];
+  return origins.slice(0, 256).flatMap((origin) => (typeof origin === 'string' && originOf(origin) ? [originOf(origin)] : []));
 }
 
 /** The private reads that make sending to `sink` sensitive: any other site's, not yet let through to it. */
@@ -167,9 +208,23 @@ export function sinkOf(target: ToolTarget | undefined, url: string | undefined, 
  */
 export function syncTarget(spec: ToolSpec, input: unknown, tabId?: number): ToolTarget | undefined {
   try {
-    const target = spec.annotations.target?.(input ?? {}, { tabId });
+    const target = spec.annotations.target?.(prepared(spec, input ?? {}), { tabId });
     return target instanceof Promise ? (target.catch(() => undefined), undefined) : target;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A stored call's input as its tool made it ready when it ran (`ToolDefinition.prepare`: an address
+ * parsed as the browser does), for judging history the way the call was judged; as it is when the
+ * tool has no `prepare` or refuses it (such a call failed, and named no site).
+ */
+export function prepared(spec: ToolSpec, input: unknown): unknown {
+  if (!spec.prepare) return input;
+  try {
+    return spec.prepare(input);
+  } catch {
+    return input;
   }
 }

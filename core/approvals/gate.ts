@@ -1,4 +1,4 @@
-import type { GatedCall, ReachHow, ReachVerdict, ToolGate, ToolResult } from '@/core/registry/types';
+import type { GatedCall, ReachHow, ReachVerdict, ToolAnnotations, ToolGate, ToolResult, ToolTarget } from '@/core/registry/types';
 import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { originOf } from '@/core/net/origin';
 import { decide, type AskReason } from './policy';
@@ -15,7 +15,7 @@ import {
   WaitingCards,
   WITHDRAWN,
 } from './card';
-import { DataFlow, letThrough, sensitiveFor, sinkOf, syncTarget } from './data-flow';
+import { ANYWHERE, DataFlow, isUserWords, letThrough, sensitiveFor, sinkOf, syncTarget, type ConversationState } from './data-flow';
 import { RememberedChoices, toolSiteKey as key } from './remembered';
 import { callFacts, factsChanged, sameFacts, type CallFacts } from './words';
 import type { ApprovalAnswer, ApprovalChange, GateNote, PendingApproval, Permission, PermissionStore, RunSeed, TabView } from './types';
@@ -41,7 +41,25 @@ export interface GateDeps {
   describeTimeoutMs?: number;
 }
 
-export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string; tabId?: number } | { ok: false; result: ToolResult };
+export type GateVerdict = { ok: true; note: GateNote; approvedUrl?: string; tabId?: number; notice?: string } | { ok: false; result: ToolResult };
+
+/**
+ * A plugin's hold on tabs (`PluginContext.holdTabs`): while the user has a tab (Take over, a
+ * hand-over), every call that touches it waits, whatever its tool.
+ */
+export interface TabHold {
+  /** Whether any tab is held now (asked before every call: cheap). */
+  active(): boolean;
+  /** Resolves when the tab may be touched again; undefined when it is not held. */
+  until(tabId: number): Promise<void> | undefined;
+}
+
+/** What the model reads after the result of a call that waited while the user had its tab. */
+export const HELD_NOTICE =
+  'Note from Sidequest: the user had this tab (they took it over) while this call waited; it ran after they pressed Resume. The page may have changed since it was last read.';
+
+/** The result of a call whose run was stopped while it waited for the user to give the tab back. */
+const STOPPED_WHILE_HELD: ToolResult = { ok: false, code: 'aborted', error: 'Not run: the run was stopped while the user had the tab.' };
 
 /**
  * The approval gate between the model's tool calls and the plugins, for the main agent and every
@@ -58,6 +76,7 @@ export class ApprovalGate implements ToolGate {
   private readonly flow = new DataFlow();
   private readonly cards: WaitingCards;
   private readonly listeners = new Set<(change: ApprovalChange) => void>();
+  private readonly holds = new Set<TabHold>();
 
   constructor(private readonly deps: GateDeps) {
     this.remembered = new RememberedChoices(deps.permissions, (permissions) => this.emit({ type: 'permissions', permissions }));
@@ -82,6 +101,22 @@ export class ApprovalGate implements ToolGate {
   /** How many things it keeps now (`core/retained.ts`): conversations' data-flow states, waiting cards, listeners. */
   retainedSizes(): { conversations: number; cards: number; listeners: number } {
     return { conversations: this.flow.size, cards: this.cards.list().length, listeners: this.listeners.size };
+  }
+
+  /** Calls that touch a tab the hold holds wait until it lets go (`TabHold`); returns the remover. */
+  addHold(hold: TabHold): () => void {
+    this.holds.add(hold);
+    return () => this.holds.delete(hold);
+  }
+
+  /**
+   * A scheduled run was handed over to the model (a step could not be replayed): from now on the
+   * grants given ahead hold for nothing, so whatever the model chooses asks (with a notification).
+   * The conversation stays unattended. The caller also keeps this in the conversation's record.
+   */
+  withdrawGrantsAhead(conversationId: string): void {
+    const state = this.flow.state(conversationId);
+    if (state.grantedAhead) state.grantedAhead = new Map();
   }
 
   /** The conversation's "act without asking" switch. */
@@ -114,6 +149,40 @@ export class ApprovalGate implements ToolGate {
     await this.load();
     const annotations = call.spec.annotations;
     const target = 'target' in call ? call.target : syncTarget(call.spec, call.input, call.tabId);
+    // While the user has the tab, nothing touches it: wait first, then judge the tab as it is.
+    const held = await this.waitWhileHeld(annotations, target, signal);
+    if (held === 'stopped') return { ok: false, result: { ...STOPPED_WHILE_HELD } };
+    const verdict = await this.decideCall(call, annotations, target, signal);
+    return held && verdict.ok ? { ...verdict, notice: HELD_NOTICE } : verdict;
+  }
+
+  /**
+   * Waits while a hold holds the tab the call touches (its `tabId`, else the user's tab for a tab's
+   * tool that names none). True when it waited; 'stopped' when the run stopped meanwhile.
+   */
+  private async waitWhileHeld(annotations: ToolAnnotations, target: ToolTarget | undefined, signal?: AbortSignal): Promise<boolean | 'stopped'> {
+    if (!target || ![...this.holds].some((hold) => hold.active())) return false;
+    const tabId = target.tabId ?? (annotations.pages && !target.url ? (await this.deps.activeTab())?.id : undefined);
+    if (tabId === undefined) return false;
+    let waited = false;
+    for (;;) {
+      const until = [...this.holds].map((hold) => hold.until(tabId)).find((promise) => promise !== undefined);
+      if (!until) return waited;
+      waited = true;
+      if (signal?.aborted) return 'stopped';
+      const stopped = await new Promise<boolean>((resolve) => {
+        const onAbort = () => resolve(true);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        void until.then(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(false);
+        });
+      });
+      if (stopped) return 'stopped';
+    }
+  }
+
+  private async decideCall(call: GatedCall, annotations: ToolAnnotations, target: ToolTarget | undefined, signal?: AbortSignal): Promise<GateVerdict> {
     const url = target?.url;
     let site = url ? originOf(url) || url : '';
     let onActiveTab = false;
@@ -147,17 +216,19 @@ export class ApprovalGate implements ToolGate {
     const allowedHere = state?.allowedSites.get(key(call.name, site));
     if (allowedHere && pin && allowedHere.pin !== pin) changed ??= { before: allowedHere.description ?? '', after: pinnedDescription(call.spec) };
     const allowedInConversation = Boolean(allowedHere && (!pin || allowedHere.pin === pin));
-    // The data-flow rule: where this call can carry data, and which private reads make that sensitive.
-    const sink = annotations.openWorld ? sinkOf(target, url, tabOrigin) : '';
-    const sensitive = state && sink ? sensitiveFor(state, sink) : [];
+    // The call in words, for the tab resolved above (none when it names a tab that is gone: it fails anyway).
+    const wordsTab = tab?.id ?? target?.tabId ?? call.tabId;
+    const facts: CallFacts = target?.tabId !== undefined && annotations.pages && !tab ? { kind: 'none' } : await callFacts(call, wordsTab, this.deps.describeTimeoutMs);
+    // The data-flow rule: where this call can carry data (its address; text it types into a page;
+    // a link or form it follows), and which private reads make that sensitive.
+    const outbound = state ? sinksOf(annotations, target, url, tabOrigin, facts, state).map((to) => ({ to, reads: sensitiveFor(state, to) })).filter((s) => s.reads.length) : [];
+    const sink = outbound[0]?.to ?? '';
+    const sensitive = [...new Set(outbound.flatMap((s) => s.reads))];
     // The user's own network: the tool itself refuses it unless the gate passes on the user's yes.
     // An address the user set up in settings is theirs already: a provider's (configured
     // origins), or a remote tool server's (its plugin marks the target `configured`).
     const onLocalNetwork = Boolean(annotations.openWorld && url && isLocalNetworkUrl(url));
     const local = onLocalNetwork && !target?.configured && !(await this.deps.configured?.(url!));
-    // The call in words, for the tab resolved above (none when it names a tab that is gone: it fails anyway).
-    const wordsTab = tab?.id ?? target?.tabId ?? call.tabId;
-    const facts: CallFacts = target?.tabId !== undefined && annotations.pages && !tab ? { kind: 'none' } : await callFacts(call, wordsTab, this.deps.describeTimeoutMs);
     // Sensitive (or unreadable): asked every time, never remembered (policy.ts).
     const sensitiveCall = facts.kind === 'unknown' || (facts.kind === 'words' && facts.sensitive);
     const decision = decide({
@@ -186,6 +257,7 @@ export class ApprovalGate implements ToolGate {
       cardFor(call, {
         site,
         url,
+        ...(facts.kind === 'words' && facts.hidden ? { hidden: facts.hidden } : {}),
         reason: decision.reason,
         scope: decision.scope,
         ...(tab ? { tab: { id: tab.id, title: tab.title, origin: tabOrigin! } } : {}),
@@ -216,7 +288,7 @@ export class ApprovalGate implements ToolGate {
     const pinned = pin ? { pin, description: pinnedDescription(call.spec) } : {};
     if (remember) await this.remembered.remember({ tool: call.name, site, decision: 'allow', at: Date.now(), ...pinned });
     else if (decision.scope === 'site' && state) state.allowedSites.set(key(call.name, site), pinned);
-    if (decision.reason === 'outbound' && state) letThrough(state, sink, sensitive);
+    if (decision.reason === 'outbound' && state) for (const { to, reads } of outbound) letThrough(state, to, reads);
     return {
       ok: true,
       note: withApproved(note, local ? url : undefined),
@@ -252,14 +324,17 @@ export class ApprovalGate implements ToolGate {
       originOf(pass.approvedUrl) === origin ||
       (Boolean(call.target?.configured) && originOf(call.target?.url) === origin) ||
       Boolean(await this.deps.configured?.(url));
-    const reason: AskReason | undefined = sensitive.length ? 'outbound' : localExempt ? undefined : 'local';
+    // An unattended run judges each hop like a direct read: granted ahead for this tool on that
+    // site, or allowed on the spot in the conversation, else it asks (with a notification).
+    const unattended = Boolean(state?.grantedAhead) && !state!.grantedAhead!.has(key(call.name, origin)) && !state!.allowedSites.has(key(call.name, origin));
+    const reason: AskReason | undefined = sensitive.length ? 'outbound' : !localExempt ? 'local' : unattended ? 'unattended' : undefined;
     if (!reason) return readLocal();
     const answer = await this.cards.ask(
       cardFor(call, {
         site: origin,
         url,
         reason,
-        scope: 'call',
+        scope: reason === 'unattended' ? 'site' : 'call',
         ...(reason === 'outbound' ? { sink: origin, sources: sensitive.map((s) => this.sourceName(s)) } : {}),
         ...(how.redirectFrom ? { redirectFrom: how.redirectFrom } : {}),
         ...(how.localAddress ? { localAddress: how.localAddress } : {}),
@@ -271,6 +346,7 @@ export class ApprovalGate implements ToolGate {
     if (answer === 'deny') return declinedReach(call.name, origin);
     if (answer === 'always') await this.remembered.remember({ tool: call.name, site: origin, decision: 'allow', at: Date.now() });
     if (reason === 'outbound' && state) letThrough(state, origin, sensitive);
+    if (reason === 'unattended' && state) state.allowedSites.set(key(call.name, origin), {});
     return readLocal();
   }
 
@@ -322,6 +398,25 @@ export class ApprovalGate implements ToolGate {
       }
     }
   }
+}
+
+/**
+ * Every site a call can carry data to: an open-world call's address (or anywhere, for code that
+ * decides); text it types or chooses into a page goes to that page's site (unless it is the user's
+ * own words, `isUserWords`); a link or form it follows goes to its destination (`CallWords.carries`).
+ */
+function sinksOf(annotations: ToolAnnotations, target: ToolTarget | undefined, url: string | undefined, tabOrigin: string | undefined, facts: CallFacts, state: ConversationState): string[] {
+  const sinks = new Set<string>();
+  if (annotations.openWorld) sinks.add(sinkOf(target, url, tabOrigin));
+  if (facts.kind === 'words' && facts.carries) {
+    const { text, to } = facts.carries;
+    if (text !== undefined && !isUserWords(state, text)) sinks.add(tabOrigin || ANYWHERE);
+    for (const address of to ?? []) {
+      const origin = originOf(address);
+      if (origin) sinks.add(origin);
+    }
+  }
+  return [...sinks];
 }
 
 function withApproved(note: GateNote, approvedUrl: string | undefined): GateNote {

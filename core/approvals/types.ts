@@ -119,6 +119,11 @@ export interface RunSeed {
    * outside tool's definition when granted (`definitionPin`): a changed tool is asked about.
    */
   grantedAhead?: Array<{ tool: string; site: string; pin?: string }>;
+  /**
+   * What the user wrote in the conversation (their messages' text, a skill's `/name` arguments
+   * included): text a call types into a page that is the user's own words carries nothing it read.
+   */
+  userWords?: string[];
   /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
   calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
 }

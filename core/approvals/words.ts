@@ -1,5 +1,5 @@
 import { english, type Said } from '@/core/i18n/catalog';
-import type { GatedCall, ToolResult } from '@/core/registry/types';
+import type { CallWords, GatedCall, ToolResult } from '@/core/registry/types';
 
 /** How long the gate waits for a tool's `describe` before the card keeps its generic words. */
 export const DESCRIBE_TIMEOUT_MS = 2_000;
@@ -12,7 +12,7 @@ export const DESCRIBE_TIMEOUT_MS = 2_000;
  *   as sensitive (asked every time, never remembered): what it acts on could not be read, and a
  *   page that stalls the check must not make a payment look routine.
  */
-export type CallFacts = { kind: 'words'; words: Said; sensitive: boolean } | { kind: 'none' } | { kind: 'unknown' };
+export type CallFacts = { kind: 'words'; words: Said; sensitive: boolean; carries?: CallWords['carries']; hidden?: string[] } | { kind: 'none' } | { kind: 'unknown' };
 
 /** The call's facts for `tabId`, bounded by `timeoutMs` (never throws). */
 export async function callFacts(call: GatedCall, tabId: number | undefined, timeoutMs = DESCRIBE_TIMEOUT_MS): Promise<CallFacts> {
@@ -23,7 +23,13 @@ export async function callFacts(call: GatedCall, tabId: number | undefined, time
     const found = await Promise.race([call.words(tabId), late]);
     if (found === 'late') return { kind: 'unknown' };
     if (!found) return { kind: 'none' };
-    return { kind: 'words', words: found.words, sensitive: found.sensitive === true };
+    return {
+      kind: 'words',
+      words: found.words,
+      sensitive: found.sensitive === true,
+      ...(found.carries ? { carries: found.carries } : {}),
+      ...(found.hidden?.length ? { hidden: found.hidden } : {}),
+    };
   } catch {
     return { kind: 'unknown' };
   } finally {
@@ -31,10 +37,18 @@ export async function callFacts(call: GatedCall, tabId: number | undefined, time
   }
 }
 
-/** The facts a card showed still hold (same words, same verdict), read again after the user's yes. */
+/**
+ * The facts a card showed still hold (same words, same verdict, the data going to the same places),
+ * read again after the user's yes.
+ */
 export function sameFacts(before: CallFacts, after: CallFacts): boolean {
   if (before.kind !== 'words') return true;
-  return after.kind === 'words' && after.sensitive === before.sensitive && canonical(after.words) === canonical(before.words);
+  return (
+    after.kind === 'words' &&
+    after.sensitive === before.sensitive &&
+    canonical(after.words) === canonical(before.words) &&
+    canonical(after.carries ?? null) === canonical(before.carries ?? null)
+  );
 }
 
 /** The result when what the call acts on changed between the card and the user's answer. */

@@ -194,6 +194,8 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
       gate.beginRun(conversation.id, {
         trusted: Boolean(conversation.actWithoutAsking),
         ...(conversation.grantedAhead ? { grantedAhead: conversation.grantedAhead } : {}),
+        // The user's own words: typing them into a page carries nothing the agent read.
+        userWords: history.flatMap((m) => (m.role === 'user' && typeof m.text === 'string' ? [m.text] : [])),
         // Every call that ran, failed ones too (an error can carry what was read); a declined one never ran.
         calls: history.flatMap((m) =>
           m.role === 'tool' && m.result && (m.result.ok || m.result.code !== 'denied')

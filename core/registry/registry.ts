@@ -59,6 +59,8 @@ export interface InvokeOptions {
   /** Limits which tools may run (a sub-agent's type); checked at call time, not only in lists. */
   allow?: (spec: ToolSpec) => boolean;
   context?: Omit<ToolContext, 'signal' | 'service'>;
+  /** The input is what `admit` returned: the tool's `prepare` already ran on it (it runs once). */
+  prepared?: boolean;
 }
 
 interface Entry {
@@ -269,7 +271,12 @@ export class ToolRegistry {
     if (!entry || !describe || entry.plugin.source !== 'builtin') return undefined;
     const words = await describe(input ?? {}, { tabId, service: entry.service });
     if (!words || typeof words.words?.key !== 'string') return undefined;
-    return { words: words.words, ...(words.sensitive ? { sensitive: true } : {}) };
+    const carries = words.carries && {
+      ...(typeof words.carries.text === 'string' ? { text: words.carries.text } : {}),
+      ...(Array.isArray(words.carries.to) ? { to: words.carries.to.filter((to): to is string => typeof to === 'string') } : {}),
+    };
+    const hidden = Array.isArray(words.hidden) ? words.hidden.filter((field): field is string => typeof field === 'string') : [];
+    return { words: words.words, ...(words.sensitive ? { sensitive: true } : {}), ...(carries ? { carries } : {}), ...(hidden.length ? { hidden } : {}) };
   }
 
   /** The tool's activity reducer (see `ToolContext.reportActivity`), if it reports activity. */
@@ -287,7 +294,18 @@ export class ToolRegistry {
     return 'ok' in checked ? checked : undefined;
   }
 
-  private preflight(name: string, input: unknown, allow?: InvokeOptions['allow']): ToolResult | { entry: Entry; args: unknown } {
+  /**
+   * The input a call runs with, or what `invoke` would refuse (as `refusal`): checked against the
+   * schema, then made ready once by the tool's `prepare` (an address parsed as the browser will).
+   * The agent loop hands this same value to the approval gate and to `invoke` (`prepared: true`),
+   * so what the gate judges is what the tool does.
+   */
+  admit(name: string, input: unknown, allow?: InvokeOptions['allow']): { refused: ToolResult } | { input: unknown } {
+    const checked = this.preflight(name, input, allow);
+    return 'ok' in checked ? { refused: checked } : { input: checked.args };
+  }
+
+  private preflight(name: string, input: unknown, allow?: InvokeOptions['allow'], prepared = false): ToolResult | { entry: Entry; args: unknown } {
     const entry = this.tools.get(name);
     if (!entry) {
       return fail('not_found', `Tool ${name} not found. Use only the tools listed for this step.`);
@@ -307,7 +325,12 @@ export class ToolRegistry {
       problem = `the schema could not be checked (${errorMessage(error)})`;
     }
     if (problem !== null) return fail('invalid_input', `Invalid parameters for tool ${name}: ${problem}`);
-    return { entry, args };
+    if (prepared || !entry.tool.prepare || plugin.source !== 'builtin') return { entry, args };
+    try {
+      return { entry, args: entry.tool.prepare(args) };
+    } catch (error) {
+      return fail('invalid_input', capError(errorMessage(error)));
+    }
   }
 
   /**
@@ -316,7 +339,7 @@ export class ToolRegistry {
    * (`LoopOptions.gate`) let the call through; tests and the benchmark call it directly.
    */
   async invoke(name: string, input: unknown, options: InvokeOptions = {}): Promise<ToolResult> {
-    const checked = this.preflight(name, input, options.allow);
+    const checked = this.preflight(name, input, options.allow, options.prepared);
     if ('ok' in checked) return checked;
     const { entry, args } = checked;
     const { tool, service } = entry;
@@ -412,6 +435,7 @@ function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
     annotations: tool.annotations ?? UNKNOWN_TOOL_ANNOTATIONS,
     ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
     ...(tool.concurrent && plugin.source === 'builtin' ? { concurrent: true } : {}),
+    ...(tool.prepare && plugin.source === 'builtin' ? { prepare: tool.prepare } : {}),
   };
 }
 

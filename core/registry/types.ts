@@ -113,6 +113,15 @@ export interface CallWords {
   words: Said;
   /** It may pay, delete, send, or type a password: asked every time, never remembered. */
   sensitive?: boolean;
+  /**
+   * What the call carries to a site, for the outbound rule (`core/approvals/data-flow.ts`): `text`
+   * it types or chooses into the page (the tab's site receives it, unless it is the user's own
+   * words), and `to`, addresses it makes the page load or submit to (a link's, a form's
+   * destination: whatever the page or the agent put in it goes along).
+   */
+  carries?: { text?: string; to?: string[] };
+  /** Input fields the card shows as dots only (a password's text), in its arguments too. */
+  hidden?: string[];
 }
 
 /** The part of a tool's annotations one call may narrow (see `ToolAnnotations.forCall`). */
@@ -146,6 +155,14 @@ export interface ToolDefinition<Input = any, Output = unknown, Service = any> {
   inputSchema: JSONSchema7;
   execute: (input: Input, context: ToolContext<Service>) => Output | Promise<Output>;
   annotations?: ToolAnnotations;
+  /**
+   * Makes a valid input what the work uses, once, before the approval gate sees the call: an
+   * address parsed as the browser will (`core/net/web-address.ts`), a key name made canonical. The
+   * gate's `target` and `describe` and the tool's `execute` all get what it returned, so the site
+   * the gate judges is the one the tool reaches. Throws the model's error for an input it refuses
+   * (the call fails as invalid). Built-in tools only.
+   */
+  prepare?: (input: Input) => Input;
   /** Overrides the registry's timeout for this tool (a question to the user waits 5 minutes). */
   timeoutMs?: number;
   /**
@@ -207,6 +224,8 @@ export interface ToolSpec {
   origin?: string;
   /** Calls of this tool made in the same step may run at the same time (sub-agents). */
   concurrent?: boolean;
+  /** Built-in tools: the tool's `prepare` (for judging calls read back from the history). */
+  prepare?: (input: any) => unknown;
   annotations: ToolAnnotations;
 }
 
@@ -258,7 +277,7 @@ export interface ToolGate {
   check(
     call: GatedCall,
     signal?: AbortSignal,
-  ): Promise<{ ok: true; note?: unknown; approvedUrl?: string; tabId?: number } | { ok: false; result: ToolResult }>;
+  ): Promise<{ ok: true; note?: unknown; approvedUrl?: string; tabId?: number; notice?: string } | { ok: false; result: ToolResult }>;
   /** The call ran with this result (failed calls too: an error can carry what was read). */
   record?(call: GatedCall, note: unknown, result: ToolResult): void;
   /** An address the call reaches mid-way (`ToolContext.reach`), judged with the call's note. */

@@ -549,6 +549,41 @@ describe('the other requests', () => {
   });
 });
 
+describe('describe: the element that really receives the action, and where it sends', () => {
+  it('a fill through a focusable label or a wrapper is judged on the field it types into', async () => {
+    document.body.innerHTML = '<label for="pw" tabindex="0" id="l">Your code</label><input type="password" id="pw"><div id="wrap" tabindex="0"><span>Card</span><input id="inner" aria-label="Card"></div>';
+    const label = document.getElementById('l')!;
+    expect(await call({ op: 'describe', ref: ref(label), as: 'fill' })).toMatchObject({ ok: true, tag: 'input', type: 'password', editable: true });
+    // As a click, the label is what is clicked.
+    expect(await call({ op: 'describe', ref: ref(label), as: 'click' })).toMatchObject({ ok: true, tag: 'label' });
+    expect(await call({ op: 'describe', ref: ref(document.getElementById('wrap')!), as: 'fill' })).toMatchObject({ ok: true, tag: 'input', name: 'Card' });
+  });
+
+  it('without a reference: the focused element (where a key goes); body when nothing has the focus', async () => {
+    document.body.innerHTML = '<form action="https://evil.example/collect"><input id="q" aria-label="Search"></form>';
+    (document.activeElement as HTMLElement | null)?.blur?.();
+    expect(await call({ op: 'describe', as: 'press' })).toMatchObject({ ok: true, tag: 'body', focused: true });
+    document.getElementById('q')!.focus();
+    expect(await call({ op: 'describe', as: 'press' })).toMatchObject({ ok: true, tag: 'input', name: 'Search', focused: true, form: 'https://evil.example/collect' });
+  });
+
+  it("a link's and a form's destination, resolved as the browser does and not from shadowed properties", async () => {
+    document.body.innerHTML = `<a href="/next?d=1" id="rel"><span id="inside">Next</span></a>
+      <form action="https://evil.example/get" method="get" id="f"><input name="action" value="x" id="shadow"><input id="field" aria-label="Note"><button id="go">Go</button><button id="other" formaction="https://other.example/post">Other</button></form>
+      <form method="dialog"><button id="close">Close</button></form><button id="plain">Plain</button>`;
+    expect(await call({ op: 'describe', ref: ref(document.getElementById('inside')!), as: 'click' })).toMatchObject({ link: new URL('/next?d=1', location.href).href });
+    // A field named "action" shadows form.action: the attribute is read instead.
+    expect(await call({ op: 'describe', ref: ref(document.getElementById('go')!), as: 'click' })).toMatchObject({ form: 'https://evil.example/get' });
+    expect(await call({ op: 'describe', ref: ref(document.getElementById('other')!), as: 'click' })).toMatchObject({ form: 'https://other.example/post' });
+    expect(await call({ op: 'describe', ref: ref(document.getElementById('field')!), as: 'fill' })).toMatchObject({ form: 'https://evil.example/get' });
+    // Clicking a field submits nothing; a dialog form sends nothing; a plain button has no destination.
+    expect((await call({ op: 'describe', ref: ref(document.getElementById('field')!), as: 'click' })).form).toBeUndefined();
+    expect((await call({ op: 'describe', ref: ref(document.getElementById('close')!), as: 'click' })).form).toBeUndefined();
+    const plain = await call({ op: 'describe', ref: ref(document.getElementById('plain')!), as: 'click' });
+    expect(plain.form ?? plain.link).toBeUndefined();
+  });
+});
+
 describe("the attacker's page", () => {
   // In a real tab the agent runs in the isolated world: the page's prototypes are not its
   // prototypes at all (Chrome's worlds, Firefox's Xrays), and the e2e tests act on real apps.

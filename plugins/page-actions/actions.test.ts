@@ -34,8 +34,11 @@ describe('tools and their contract', () => {
     expect(await click.annotations!.target!({ ref: 'e1', tab_id: 3 }, { tabId: 7 })).toEqual({ tabId: 3 });
     expect(await navigate.annotations!.target!({ url: 'https://a.example/' }, {})).toEqual({ tabId: undefined, url: 'https://a.example/' });
     expect(await navigate.annotations!.target!({ action: 'back', tab_id: 2 }, {})).toEqual({ tabId: 2 });
-    // An address it refuses names no site for the card (the call fails before any page).
-    expect(await navigate.annotations!.target!({ url: 'javascript:alert(1)', tab_id: 2 }, {})).toEqual({ tabId: 2 });
+    // The one parse: the address the gate judges is the href the tab loads; one it refuses never reaches the gate.
+    expect(navigate.prepare!({ url: '\u0001https://evil.example/?d=inbox', tab_id: 2 })).toEqual({ url: 'https://evil.example/?d=inbox', tab_id: 2 });
+    expect(await navigate.annotations!.target!(navigate.prepare!({ url: ' \thttps://evil.example/?d=1\n' }), {})).toEqual({ tabId: undefined, url: 'https://evil.example/?d=1' });
+    expect(() => navigate.prepare!({ url: 'javascript:alert(1)', tab_id: 2 })).toThrow(/only loads http/);
+    expect(() => navigate.prepare!({ url: 'https://a.example/', action: 'back' })).toThrow(/not both/);
   });
 });
 

@@ -4,10 +4,12 @@ import { withAttachments, type OutputWithAttachments } from '@/core/registry/att
 import { defineTool } from '@/core/registry/registry';
 import type { ToolDefinition } from '@/core/registry/types';
 import { untrusted } from '@/core/registry/untrusted';
+import { parseWebAddress } from '@/core/net/web-address';
 import { begin, nextLoad, navigatedResult, pageTitle, refusal, runAction, type ActionResult, type Context } from './flow';
 import type { OutlineReply, RectReply } from './protocol';
 import { pageActionsSchemas as schemas } from './schemas';
-import { captureVisible, encodeFrame } from './screenshot';
+import { canonicalKey } from './key-spec';
+import { captureVisible, encodeFrame, originsInView } from './screenshot';
 import type { PageActionsService } from './service';
 import { getTab, TabError, tabUrl, watchLoads } from './tab-access';
 import { cardWords } from './words';
@@ -105,6 +107,8 @@ export const pressKey = defineTool<In<'press_key'>, ActionResult, PageActionsSer
   description: `Press a key, as KeyboardEvent.key names it ("Enter", "Escape", "Tab", "ArrowDown", "a"), with modifiers joined by "+" ("Control+a", "Shift+Tab"). With ref, that element gets focus first; else the key goes to the focused element. ${AFTER}`,
   inputSchema: schemas.press_key,
   timeoutMs: ACTION_TIMEOUT_MS,
+  // One name per key, for the card and the page alike ("\r", "Return", "NumpadEnter" are Enter).
+  prepare: (input) => ({ ...input, key: canonicalKey(input.key) }),
   annotations: { ...ACTS, describe: cardWords('press_key') },
   async execute(input, context: Context) {
     const tab = await begin(input.tab_id, context);
@@ -143,18 +147,9 @@ export const scroll = defineTool<In<'scroll'>, ActionResult, PageActionsService>
   },
 });
 
-/** The address `navigate` loads, checked: http(s) only. */
+/** The address `navigate` loads, parsed once as the browser will (`core/net/web-address.ts`): http(s) only. */
 export function navigableUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new Error(`"${raw.slice(0, 200)}" is not a full address. Give one that starts with https:// or http://.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`navigate only loads http:// and https:// addresses, not ${url.protocol} ones.`);
-  }
-  return url.href;
+  return parseWebAddress(raw, 'navigate only loads').href;
 }
 
 /**
@@ -184,19 +179,26 @@ export const navigate = defineTool<In<'navigate'>, ActionResult, PageActionsServ
     'Load an http(s) address in the tab (url), or go back, forward, or reload (action). Waits for the page to load, then returns its address, title and the head of its outline (refs of the new page). Element references from before are no longer valid afterwards.',
   inputSchema: schemas.navigate,
   timeoutMs: ACTION_TIMEOUT_MS,
+  // The one parse of the address: the gate's target and the load below get the same href.
+  prepare: (input) => {
+    if (input.url !== undefined && input.action !== undefined) throw new Error('Give either url or action, not both.');
+    if (input.url === undefined && input.action === undefined) throw new Error('Give url (an http(s) address) or action (back, forward or reload).');
+    return input.url === undefined ? input : { ...input, url: navigableUrl(input.url) };
+  },
   // Loads an address with the user's cookies: the address is where data can go (the outbound rule).
   annotations: {
     readOnly: false,
     destructive: false,
     openWorld: true,
     pages: true,
-    // An address it will not load (javascript:, file:) is refused before it reaches a page: no site to ask about.
-    target: (input: { tab_id?: number; url?: string }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId, ...(input.url && /^https?:/i.test(input.url.trim()) ? { url: input.url } : {}) }),
+    target: (input: { tab_id?: number; url?: string }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId, ...(input.url !== undefined ? { url: input.url } : {}) }),
     describe: cardWords('navigate'),
   },
   async execute(input, context: Context) {
     if (input.url !== undefined && input.action !== undefined) throw new Error('Give either url or action, not both.');
     if (input.url === undefined && input.action === undefined) throw new Error('Give url (an http(s) address) or action (back, forward or reload).');
+    // `prepare` parsed the address (the gate judged that href); a canonical href parses to itself,
+    // and a direct call that skipped `prepare` is checked here all the same.
     const url = input.url !== undefined ? navigableUrl(input.url) : undefined;
     const tab = await begin(input.tab_id, context);
     const tabId = tab.id!;
@@ -259,7 +261,7 @@ export const waitFor = defineTool<In<'wait_for'>, ActionResult, PageActionsServi
 export const screenshot = defineTool<In<'screenshot'>, OutputWithAttachments, PageActionsService>({
   name: 'screenshot',
   description:
-    'Take a picture of the visible part of a tab (the image is attached to the result, scaled to at most 1280 px, JPEG); with ref, of that element only (scrolled into view first). Only the tab shown in front of its window can be captured. Use it to check a layout, an image or a chart the outline cannot show; read_page is cheaper for text.',
+    'Take a picture of the visible part of a tab (the image is attached to the result, scaled to at most 1280 px, JPEG); with ref, of that element only (scrolled into view first); origins lists the sites it shows (the page and frames in view). Only the tab shown in front of its window can be captured. Use it to check a layout, an image or a chart the outline cannot show; read_page is cheaper for text.',
   inputSchema: schemas.screenshot,
   timeoutMs: ACTION_TIMEOUT_MS,
   annotations: { ...READS },
@@ -280,8 +282,18 @@ export const screenshot = defineTool<In<'screenshot'>, OutputWithAttachments, Pa
     const now = await getTab(tabId);
     if (!now.active || now.windowId !== tab.windowId) throw new TabError(`Tab ${tabId} was moved out of view while the screenshot was taken. Try again.`, 'failed');
     const image = await encodeFrame(png, rect);
+    // Everything the picture shows is read: the page's site and every framed site in view.
+    const origins = await originsInView(tabId, tabUrl(now));
     return withAttachments(
-      { tab_id: tabId, url: tabUrl(now), title: pageTitle(tabId, now.title ?? ''), width: image.width, height: image.height, note: `A ${image.width}×${image.height} JPEG of ${input.ref ? 'the element' : 'the visible part of the tab'} is attached.` },
+      {
+        tab_id: tabId,
+        url: tabUrl(now),
+        title: pageTitle(tabId, now.title ?? ''),
+        width: image.width,
+        height: image.height,
+        origins,
+        note: `A ${image.width}×${image.height} JPEG of ${input.ref ? 'the element' : 'the visible part of the tab'} is attached.`,
+      },
       [{ type: 'image', mediaType: 'image/jpeg', data: image.data }],
     );
   },

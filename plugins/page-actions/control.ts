@@ -47,6 +47,10 @@ export interface ActingControl {
   pausedIn(conversationId: string): PausedTab | null;
   /** The sidebar's Resume. */
   resumeConversation(conversationId: string): void;
+  /** Whether the user has any tab now (`TabHold`: the gate holds every call that touches it). */
+  active(): boolean;
+  /** Resolves when the user gives the tab back (Resume, the run's end, the tab closed); undefined when they do not have it. */
+  until(tabId: number): Promise<void> | undefined;
   dispose(): void;
 }
 
@@ -212,6 +216,15 @@ export class Control implements ActingControl {
       if (state.conversationId === conversationId && state.paused) return this.pausedView(state);
     }
     return null;
+  }
+
+  active(): boolean {
+    for (const state of this.tabs.values()) if (state.paused) return true;
+    return false;
+  }
+
+  until(tabId: number): Promise<void> | undefined {
+    return this.tabs.get(tabId)?.paused?.resumed.promise;
   }
 
   /** Resume from the sidebar: every tab of the conversation the user has goes back to the run. */

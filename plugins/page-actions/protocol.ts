@@ -29,8 +29,12 @@ export type PageRequest = Base &
     | { op: 'hover'; ref: string }
     | { op: 'scroll'; ref?: string; direction?: 'up' | 'down' | 'left' | 'right'; amount?: number }
     | { op: 'wait'; text?: string; textGone?: string; ref?: string; timeoutMs: number }
-    /** What an element is, for the approval card and the sensitive-action rule (no side effect). */
-    | { op: 'describe'; ref: string }
+    /**
+     * What an action would act on, for the approval card, the sensitive rule and the outbound rule
+     * (no side effect): the element that really receives it (`as`: a fill's field behind a label or
+     * a wrapper, a label's control), or without `ref` the focused element (where a key goes).
+     */
+    | { op: 'describe'; ref?: string; as?: DescribeAs }
     /** Where an element is in the viewport, in CSS pixels, for a cropped screenshot (scrolls it into view). */
     | { op: 'rect'; ref: string }
     /** Shows or hides the acting bar (`page/bar.ts`); `words` are its labels in the user's language. */
@@ -62,7 +66,10 @@ export interface ActionReply {
   navigating?: boolean;
 }
 
-/** `describe`'s fields: what a person would call the element. */
+/** Which action `describe` is asked for: it decides which element receives it, and where it may send. */
+export type DescribeAs = 'click' | 'fill' | 'select' | 'press' | 'other';
+
+/** `describe`'s fields: what a person would call the element that receives the action. */
 export interface ElementFacts {
   role: string;
   name: string;
@@ -73,6 +80,12 @@ export interface ElementFacts {
   submitsPost?: boolean;
   /** contenteditable, a text field, a select… */
   editable?: boolean;
+  /** No `ref` was given: these are the facts of the focused element (`body` when none has the focus). */
+  focused?: boolean;
+  /** The address a link the action follows leads to (the element, or the link around it), resolved. */
+  link?: string;
+  /** Where the form the action submits sends its fields (its submitter's `formaction`, else its `action`), resolved. */
+  form?: string;
 }
 
 /** `rect`'s fields (CSS pixels of the viewport) and the page's device pixel ratio. */

@@ -69,6 +69,9 @@ function fieldsFor(op: PageRequest['op'], raw: Fields, maxLength?: number): Fiel
         ...(type !== undefined ? { type } : {}),
         ...(typeof raw.submitsPost === 'boolean' ? { submitsPost: raw.submitsPost } : {}),
         ...(typeof raw.editable === 'boolean' ? { editable: raw.editable } : {}),
+        ...(raw.focused === true ? { focused: true } : {}),
+        ...(typeof raw.link === 'string' ? { link: text(raw.link, LIMITS.url) } : {}),
+        ...(typeof raw.form === 'string' ? { form: text(raw.form, LIMITS.url) } : {}),
       };
     }
     case 'rect': {

@@ -1,4 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
+import { originOf } from '@/core/net/origin';
 import type { RectReply } from './protocol';
 import { TabError } from './tab-access';
 
@@ -105,4 +106,56 @@ export async function encodeFrame(pngDataUrl: string, crop?: RectReply): Promise
   } finally {
     bitmap.close();
   }
+}
+
+/**
+ * Runs in every frame of the tab (serialized by `executeScript`: self-contained): the frame's
+ * address and whether its document is in the top page's viewport (an `IntersectionObserver` with
+ * no root measures against it, across origins). A frame that does not say within the wait counts
+ * as in view: what the picture shows must not be missed.
+ */
+async function frameInView(waitMs: number): Promise<{ url: string; inView: boolean }> {
+  const url = String(location.href);
+  if (window === window.top) return { url, inView: true };
+  const root = document.documentElement;
+  if (!root || typeof IntersectionObserver !== 'function') return { url, inView: true };
+  return new Promise((resolve) => {
+    const observer = new IntersectionObserver((entries) => {
+      clearTimeout(timer);
+      observer.disconnect();
+      resolve({ url, inView: entries.some((entry) => entry.isIntersecting) });
+    });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      resolve({ url, inView: true });
+    }, waitMs);
+    observer.observe(root);
+  });
+}
+
+/** How long a frame may take to say whether it is in view. */
+export const FRAME_VIEW_WAIT_MS = 500;
+
+/**
+ * The sites a picture of the tab shows: the page's own and every frame's in view (cross-origin
+ * frames and ones on the user's own network included), as http(s) origins, sorted. The outbound
+ * rule counts each as read (a page can frame the user's mail or a router's admin page).
+ */
+export async function originsInView(tabId: number, pageUrl: string): Promise<string[]> {
+  const origins = new Set<string>();
+  const own = originOf(pageUrl);
+  if (own) origins.add(own);
+  let frames: Array<{ result?: unknown }> = [];
+  try {
+    frames = (await browser.scripting.executeScript({ target: { tabId, allFrames: true }, func: frameInView, args: [FRAME_VIEW_WAIT_MS] })) ?? [];
+  } catch {
+    // The page cannot be scripted at all: its own site is what is known.
+  }
+  for (const frame of frames) {
+    const seen = frame.result as { url?: unknown; inView?: unknown } | undefined;
+    if (!seen || typeof seen.url !== 'string' || seen.inView === false) continue;
+    const origin = originOf(seen.url);
+    if (origin) origins.add(origin);
+  }
+  return [...origins].sort();
 }

@@ -189,6 +189,9 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
 export function setupPageActions(ctx: PluginContext): { service: PageActionsService; dispose(): void } {
   const caller = createPageCaller();
   const control = createControl(ctx, caller.callPage);
+  // While the user has a tab, every call that touches it waits (the gate holds it): page scripts,
+  // page tools and tab tools too, not only this plugin's actions.
+  ctx.holdTabs(control);
   ctx.retained('tabTokens', () => caller.tokenCount(), MAX_TABS);
   ctx.retained('controlledTabs', () => control.trackedTabs, MAX_TRACKED_TABS);
   return {

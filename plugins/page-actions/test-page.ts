@@ -68,6 +68,8 @@ export async function fakePage(url = 'https://shop.example/cart', extra: Record<
       },
       pausedIn: () => null,
       resumeConversation: () => undefined,
+      active: () => false,
+      until: () => undefined,
     },
   };
   return page;

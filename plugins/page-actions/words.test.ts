@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { english, type Said } from '@/core/i18n/catalog';
 import type { ElementFacts, PageRequest } from './protocol';
+import { canonicalKey } from './key-spec';
 import { isSensitiveName } from './sensitive';
 import { cardWords, cut, describeAction, type WordsEnv } from './words';
 
@@ -46,7 +47,7 @@ describe('card words', () => {
 
   it('click, with the element\'s name from the page and the site', async () => {
     expect(await card('click', { ref: 'e1' }, page)).toMatchObject({ text: 'Click “Add to cart” on shop.example', sensitive: false });
-    expect(page.requests.at(-1)).toEqual([7, { op: 'describe', ref: 'e1' }]);
+    expect(page.requests.at(-1)).toEqual([7, { op: 'describe', ref: 'e1', as: 'click' }]);
     expect((await card('click', { ref: 'e1', double: true }, page)).text).toBe('Double-click “Add to cart” on shop.example');
     expect((await card('click', { ref: 'e1', button: 'right' }, page)).text).toBe('Right-click “Add to cart” on shop.example');
     expect((await card('click', { ref: 'e1', modifiers: ['Control', 'Shift'] }, page)).text).toBe('Click “Add to cart” holding Control+Shift on shop.example');
@@ -101,7 +102,7 @@ describe('card words', () => {
     const describe = cardWords('click')!;
     // The host comes from the browser's tab: none in a unit test, so "this page".
     const words = await describe({ ref: 'e2' }, { tabId: 3, service: e.service });
-    expect(e.requests).toEqual([[3, { op: 'describe', ref: 'e2' }]]);
+    expect(e.requests).toEqual([[3, { op: 'describe', ref: 'e2', as: 'click' }]]);
     expect(words?.sensitive).toBe(true);
     expect(english(words!.words)).toMatch(/^Click “Place order” on /);
   });
@@ -121,6 +122,41 @@ describe('card words', () => {
   it('a site that cannot be told is "this page"', async () => {
     const e = { ...env({ e1: BUTTON('Go') }), host: async () => undefined };
     expect((await card('click', { ref: 'e1' }, e)).text).toBe('Click “Go” on this page');
+  });
+});
+
+describe('what a call carries where (the outbound rule), judged on the element that receives it', () => {
+  const page = env({
+    field: FIELD('Note'),
+    inForm: { ...FIELD('Search'), form: 'https://evil.example/collect' },
+    link: { role: 'link', name: 'Read more', tag: 'a', link: 'https://evil.example/?d=1' },
+    submit: { ...BUTTON('Go'), form: 'https://evil.example/collect' },
+    // A focusable label for a password field: the page agent describes the field it fills.
+    pwLabel: FIELD('Your password', 'password'),
+    list: { role: 'combobox', name: 'Country', tag: 'select' },
+  });
+  const words = (tool: Parameters<typeof describeAction>[0], input: Record<string, unknown>) => describeAction(tool, input, 7, page);
+
+  it('typed and chosen text goes to the page; a followed link or submitted form to its destination', async () => {
+    expect((await words('fill', { ref: 'field', text: 'the inbox' }))?.carries).toEqual({ text: 'the inbox' });
+    expect((await words('fill', { ref: 'inForm', text: 'x' }))?.carries).toEqual({ text: 'x' });
+    expect((await words('fill', { ref: 'inForm', text: 'x', submit: true }))?.carries).toEqual({ text: 'x', to: ['https://evil.example/collect'] });
+    expect((await words('select_option', { ref: 'list', label: 'Armenia' }))?.carries).toEqual({ text: 'Armenia' });
+    expect((await words('click', { ref: 'link' }))?.carries).toEqual({ to: ['https://evil.example/?d=1'] });
+    expect((await words('click', { ref: 'submit' }))?.carries).toEqual({ to: ['https://evil.example/collect'] });
+    expect((await words('click', { ref: 'field' }))?.carries).toBeUndefined();
+    expect((await words('press_key', { key: 'a', ref: 'field' }))?.carries).toEqual({ text: 'a' });
+    expect((await words('press_key', { key: 'Enter', ref: 'inForm' }))?.carries).toEqual({ to: ['https://evil.example/collect'] });
+    expect((await words('press_key', { key: 'Control+a', ref: 'field' }))?.carries).toBeUndefined();
+    expect((await words('hover', { ref: 'link' }))?.carries).toBeUndefined();
+    // Each asks the page for the element that receives that action.
+    expect(page.requests.map(([, r]) => (r as { as?: string }).as)).toEqual(['fill', 'fill', 'fill', 'select', 'click', 'click', 'click', 'press', 'press', 'press', 'other']);
+  });
+
+  it('a password the page receives (through a label too) is sensitive and hidden everywhere on the card', async () => {
+    const typed = await words('fill', { ref: 'pwLabel', text: 'hunter2' });
+    expect(typed).toMatchObject({ sensitive: true, hidden: ['text'] });
+    expect(JSON.stringify(typed?.words)).not.toContain('hunter2');
   });
 });
 
@@ -195,6 +231,22 @@ describe('sensitive calls', () => {
     const started = performance.now();
     isSensitiveName('a'.repeat(100_000));
     expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('Enter by another name is Enter: the card says so, and it is judged as Enter', async () => {
+    for (const key of ['\r', '\n', '\r\n', 'Return', 'return', 'NumpadEnter', 'Enter']) {
+      expect(canonicalKey(key), JSON.stringify(key)).toBe('Enter');
+      expect(await card('press_key', { key, ref: 'postField' }, page), JSON.stringify(key)).toMatchObject({ text: 'Press Enter in “Amount” on shop.example', sensitive: true });
+      expect(await sensitive('press_key', { key }), JSON.stringify(key)).toBe(true);
+    }
+    expect(canonicalKey('Shift+\r')).toBe('Shift+Enter');
+    expect(canonicalKey('\t')).toBe('Tab');
+    expect(canonicalKey(' ')).toBe('Space');
+    expect(canonicalKey('Control+a')).toBe('Control+a');
+    expect(canonicalKey('Control++')).toBe('Control++');
+    for (const key of ['Enter', 'Shift+Enter', 'Control+a', 'Control++', 'Space', 'F5', 'Alt+Shift+Tab']) expect(canonicalKey(canonicalKey(key))).toBe(canonicalKey(key));
+    // Other control characters name no key: refused, never typed.
+    for (const key of ['\u0001', 'a\u0000', '\u007f', 'Control+\u0003']) expect(() => canonicalKey(key), JSON.stringify(key)).toThrow(/control character|not a modifier|Unknown key/);
   });
 
   it('cut keeps whole graphemes on one line', () => {

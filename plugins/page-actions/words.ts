@@ -1,7 +1,8 @@
 import { browser } from 'wxt/browser';
 import { said, type Said } from '@/core/i18n/catalog';
 import type { CallWords, ToolAnnotations } from '@/core/registry/types';
-import type { ElementFacts } from './protocol';
+import { canonicalKey, keyEffect } from './key-spec';
+import type { DescribeAs, ElementFacts } from './protocol';
 import type { PageActionsService } from './service';
 import { isSensitiveName } from './sensitive';
 
@@ -45,14 +46,20 @@ export function cardWords(tool: string): ToolAnnotations['describe'] {
   return (input, context) => describeAction(tool as Action, input ?? {}, context.tabId, { service: context.service as PageActionsService, host: tabHost });
 }
 
-/** The words of one call of `tool` in tab `tabId`. Throws when the page cannot be asked (the gate then keeps its generic words). */
+/**
+ * The words of one call of `tool` in tab `tabId`, judged on the element that really receives it
+ * (a label's field, the one field in a wrapper, the focused element for a key), with what it
+ * carries where (`CallWords.carries`: typed or chosen text to the page's site, a link's or a
+ * form's destination) and the fields the card shows as dots. Throws when the page cannot be asked
+ * (the gate then keeps its generic words).
+ */
 export async function describeAction(tool: Action, input: Record<string, unknown>, tabId: number | undefined, env: WordsEnv): Promise<CallWords | undefined> {
   const ref = typeof input.ref === 'string' ? input.ref : undefined;
   const site = async (): Promise<string | Said> => (tabId === undefined ? undefined : await env.host(tabId).catch(() => undefined)) || said('pageActions.card.thisPage');
-  const facts = async (): Promise<ElementFacts | undefined> => (ref === undefined ? undefined : await elementFacts(env, tabId, ref));
+  const facts = async (as: DescribeAs): Promise<ElementFacts | undefined> => (ref === undefined ? undefined : await elementFacts(env, tabId, ref, as));
   switch (tool) {
     case 'click': {
-      const el = await facts();
+      const el = await facts('click');
       const name = nameOf(el, ref);
       const keys = Array.isArray(input.modifiers) && input.modifiers.length ? input.modifiers.join('+') : '';
       const key = keys
@@ -64,43 +71,63 @@ export async function describeAction(tool: Action, input: Record<string, unknown
             : input.button === 'middle'
               ? 'pageActions.card.middleClick'
               : 'pageActions.card.click';
-      return { words: said(key, { name, site: await site(), ...(keys ? { keys } : {}) }), ...sensitive(el !== undefined && actsSensitively(el)) };
+      const to = el?.link ?? el?.form;
+      return { words: said(key, { name, site: await site(), ...(keys ? { keys } : {}) }), ...sensitive(el !== undefined && actsSensitively(el)), ...carries(undefined, to ? [to] : []) };
     }
     case 'fill': {
-      const el = await facts();
+      const el = await facts('fill');
       const name = nameOf(el, ref);
       const text = typeof input.text === 'string' ? input.text : '';
       const secret = el !== undefined && isSecretField(el);
       const submit = input.submit === true;
+      const to = submit && el?.form ? [el.form] : [];
       if (!text && !submit) return { words: said('pageActions.card.clear', { name, site: await site() }), ...sensitive(false) };
       const shown = secret ? PASSWORD_DOTS : cut(text, TEXT_CHARS);
       return {
         words: said(submit ? 'pageActions.card.fillSubmit' : 'pageActions.card.fill', { text: shown, name, site: await site() }),
         ...sensitive(secret || (submit && el !== undefined && actsSensitively(el))),
+        ...carries(text, to),
+        ...(secret ? { hidden: ['text'] } : {}),
       };
     }
     case 'select_option': {
-      const el = await facts();
+      const el = await facts('select');
       const option = typeof input.label === 'string' ? input.label : typeof input.value === 'string' ? input.value : '';
-      return { words: said('pageActions.card.select', { option: cut(option, NAME_CHARS), name: nameOf(el, ref), site: await site() }), ...sensitive(false) };
+      return { words: said('pageActions.card.select', { option: cut(option, NAME_CHARS), name: nameOf(el, ref), site: await site() }), ...sensitive(false), ...carries(option, []) };
     }
     case 'press_key': {
+      // `prepare` made the key canonical: every name of Enter is "Enter" here and in the page.
       const raw = typeof input.key === 'string' ? input.key.slice(0, 60) : '';
-      // Enter and Space press buttons and submit forms.
-      const presses = /(^|\+)(Enter|Return| |Space|Spacebar)$/i.test(raw);
-      const key = raw.endsWith(' ') ? `${raw.slice(0, -1)}Space` : cut(raw, 60);
-      if (ref === undefined) return { words: said('pageActions.card.press', { key, site: await site() }), ...sensitive(presses) };
-      const el = await facts();
-      return { words: said('pageActions.card.pressIn', { key, name: nameOf(el, ref), site: await site() }), ...sensitive(presses && el !== undefined && actsSensitively(el)) };
+      let effect: ReturnType<typeof keyEffect>;
+      try {
+        effect = keyEffect(raw);
+      } catch {
+        // A key that names nothing fails in the page the same way: nothing is pressed.
+        effect = { presses: false, enter: false };
+      }
+      let key: string;
+      try {
+        key = canonicalKey(raw);
+      } catch {
+        key = cut(raw, 60);
+      }
+      // Where the key goes: the element named, else the focused one (`body`: nothing has the focus).
+      const el = ref === undefined ? await elementFacts(env, tabId, undefined, 'press') : await facts('press');
+      const nothingFocused = ref === undefined && (el === undefined || el.tag === 'body' || el.tag === 'html');
+      const to = effect.presses ? [el?.link, el?.form].filter((address): address is string => typeof address === 'string') : [];
+      // Enter or Space where nothing is focused reaches the page's own key handlers: what they do cannot be checked.
+      const isSensitive = effect.presses && (nothingFocused || (el !== undefined && actsSensitively(el)));
+      const words = nothingFocused ? said('pageActions.card.press', { key, site: await site() }) : said('pageActions.card.pressIn', { key, name: nameOf(el, ref), site: await site() });
+      return { words, ...sensitive(isSensitive), ...carries(effect.typed, to) };
     }
     case 'hover': {
-      const el = await facts();
+      const el = await facts('other');
       return { words: said('pageActions.card.hover', { name: nameOf(el, ref), site: await site() }), ...sensitive(false) };
     }
     case 'scroll': {
       const direction = typeof input.direction === 'string' && ['up', 'down', 'left', 'right'].includes(input.direction) ? said(`pageActions.card.direction.${input.direction as 'up'}`) : undefined;
       if (ref === undefined) return { words: said('pageActions.card.scroll', { direction: direction ?? said('pageActions.card.direction.down'), site: await site() }), ...sensitive(false) };
-      const name = nameOf(await facts(), ref);
+      const name = nameOf(await facts('other'), ref);
       return { words: direction ? said('pageActions.card.scrollIn', { direction, name, site: await site() }) : said('pageActions.card.scrollTo', { name, site: await site() }), ...sensitive(false) };
     }
     case 'navigate': {
@@ -111,10 +138,16 @@ export async function describeAction(tool: Action, input: Record<string, unknown
   }
 }
 
-/** The element's facts from the page agent; undefined when the page says it has no such element (the action will fail the same way). */
-async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: string): Promise<ElementFacts | undefined> {
+/** What a call carries where, for the outbound rule: `text` into the page, `to` the addresses it follows. */
+function carries(text: string | undefined, to: string[]): Pick<CallWords, 'carries'> {
+  if (text === undefined && !to.length) return {};
+  return { carries: { ...(text !== undefined ? { text } : {}), ...(to.length ? { to } : {}) } };
+}
+
+/** The facts of the element that receives the action (`as`), from the page agent; without `ref`, of the focused element. Undefined when the page says it has no such element (the action will fail the same way). */
+async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: string | undefined, as: DescribeAs): Promise<ElementFacts | undefined> {
   if (tabId === undefined) throw new Error('No tab to ask about the element.');
-  const reply = await env.service.callPage<ElementFacts>(tabId, { op: 'describe', ref });
+  const reply = await env.service.callPage<ElementFacts>(tabId, { op: 'describe', ...(ref !== undefined ? { ref } : {}), as });
   if (!reply.ok) return undefined;
   // Page data: only the fields we use, checked.
   return {
@@ -123,6 +156,8 @@ async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: strin
     tag: typeof reply.tag === 'string' ? reply.tag.slice(0, 60) : '',
     ...(typeof reply.type === 'string' ? { type: reply.type.slice(0, 60).toLowerCase() } : {}),
     ...(reply.submitsPost === true ? { submitsPost: true } : {}),
+    ...(typeof reply.link === 'string' ? { link: reply.link } : {}),
+    ...(typeof reply.form === 'string' ? { form: reply.form } : {}),
   };
 }
 

@@ -105,6 +105,9 @@ export function startSkills(ctx: PluginContext): { service: SkillsService; store
           realError,
           onHandOver: () => {
             memo.handedOver = true;
+            // What the user granted a scheduled run ahead covers the saved steps only: from here on
+            // the model chooses, and every call it makes asks (with a notification).
+            void ctx.conversations.withdrawGrants(conversationId).catch((error: unknown) => console.error('[sidequest] could not withdraw a scheduled run\'s grants', error));
           },
         }),
     };

@@ -5,6 +5,7 @@ import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { compileSafeRegex, PATTERN_SYNTAX, PatternError, type SafeRegex } from '@/core/registry/safe-regex';
 import { untrusted } from '@/core/registry/untrusted';
+import { parseWebAddress } from '@/core/net/web-address';
 import { getTabContent, type TabsService } from './content';
 import { tabsSchemas } from './schemas';
 
@@ -89,20 +90,17 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-const OPENABLE = /^(https?:|about:blank$)/i;
-
-/** Refuses anything but web pages: `javascript:`, `file:`, `data:` and browser-internal URLs. */
+/**
+ * The address `open_tab` loads, parsed once as the browser will (`core/net/web-address.ts`): web
+ * pages and a blank tab only, never `javascript:`, `file:`, `data:` or browser-internal URLs.
+ */
 export function checkOpenableUrl(url: string): string {
-  let parsed: URL;
   try {
-    parsed = new URL(url);
+    if (new URL(url).href === 'about:blank') return 'about:blank';
   } catch {
-    throw new Error(`"${url}" is not an absolute URL. Give a full http:// or https:// address.`);
+    // Not an address at all: the parse below says so.
   }
-  if (!OPENABLE.test(parsed.href)) {
-    throw new Error(`open_tab only opens http:// and https:// pages, not ${parsed.protocol} URLs.`);
-  }
-  return parsed.href;
+  return parseWebAddress(url, 'open_tab only opens').href;
 }
 
 const LOAD_WAIT_MS = 25_000;
@@ -147,6 +145,8 @@ export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabIn
   description:
     'Open an http(s) URL in a new tab, or navigate an existing tab when tab_id is given. By default the tab becomes active and the call waits until the page has loaded; returns the tab.',
   inputSchema: tabsSchemas.open_tab,
+  // The one parse of the address: the gate's target and the tab get the same href.
+  prepare: (input) => ({ ...input, url: checkOpenableUrl(input.url) }),
   // Loads an address (a request to that site, with the user's cookies); with tab_id it replaces
   // the page that tab showed.
   annotations: {
@@ -157,6 +157,7 @@ export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabIn
     target: (input: { url: string; tab_id?: number }) => ({ url: input.url, tabId: input.tab_id }),
   },
   async execute(input, { signal }) {
+    // As `prepare` parsed it (a direct call, not through the loop, is checked here all the same).
     const url = checkOpenableUrl(input.url);
     const active = input.active ?? true;
     let tab: Tab;

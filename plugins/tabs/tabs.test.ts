@@ -28,7 +28,7 @@ describe('tabs plugin', () => {
     for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'chrome://settings', 'data:text/html,x']) {
       expect(() => checkOpenableUrl(url), url).toThrow(/only opens http/);
     }
-    expect(() => checkOpenableUrl('example.com')).toThrow(/not an absolute URL/);
+    expect(() => checkOpenableUrl('example.com')).toThrow(/not a full address/);
   });
 
   it('open_tab opens a tab without waiting when asked not to', async () => {

@@ -2,6 +2,7 @@ import { limitText } from '@/core/extract/limit';
 import { untrusted } from '@/core/registry/untrusted';
 import type { ReachHow, ReachVerdict, ToolErrorCode } from '@/core/registry/types';
 import { resolvesLocal, type AddressProbe } from '@/core/net/address';
+import { AddressError, parseWebAddress } from '@/core/net/web-address';
 import { addressKind, LocalNetworkError, localNetworkKind } from '@/core/net/local-network';
 
 /** What `web_fetch` returns: the contract's five fields, and `summarized` when a prompt was given. */
@@ -160,16 +161,12 @@ function decode(bytes: Uint8Array, header: string | null, kind: Kind): string {
 
 /** Checks the URL the model gave: absolute, and http or https only. */
 export function checkFetchUrl(raw: string): URL {
-  let url: URL;
   try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new Error(`"${raw}" is not an absolute URL. Give the full address, starting with http:// or https://.`);
+    return parseWebAddress(raw, 'web_fetch only fetches');
+  } catch (error) {
+    if (error instanceof AddressError && / only fetches /.test(error.message)) throw new Error(`${error.message} To read a tab that is open in the browser, read the tab instead.`);
+    throw error;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`web_fetch only fetches http:// and https:// URLs, not ${url.protocol} ones. To read a tab that is open in the browser, read the tab instead.`);
-  }
-  return url;
 }
 
 function describeNetworkError(url: URL, error: unknown): string {

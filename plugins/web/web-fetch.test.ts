@@ -161,9 +161,9 @@ describe('web_fetch', () => {
   });
 
   test('only http and https URLs', async () => {
-    expect(await rejects(run({ url: 'file:///etc/passwd' }))).toMatch(/only fetches http:\/\/ and https:\/\/ URLs, not file:/);
+    expect(await rejects(run({ url: 'file:///etc/passwd' }))).toMatch(/only fetches http:\/\/ and https:\/\/ addresses, not file:/);
     expect(await rejects(run({ url: 'javascript:alert(1)' }))).toMatch(/not javascript:/);
-    expect(await rejects(run({ url: 'example.com/page' }))).toMatch(/not an absolute URL/);
+    expect(await rejects(run({ url: 'example.com/page' }))).toMatch(/not a full address/);
     expect(checkFetchUrl(' https://example.com/a ').href).toBe('https://example.com/a');
   });
 

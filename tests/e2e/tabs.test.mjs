@@ -101,7 +101,7 @@ for (const browserName of selectedBrowsers()) {
       await sendMessage(sidebar, 'Run this link');
       await sidebar.waitForText('The tool answered:');
       const toolMessage = model.requests[1].messages.find((m) => m.role === 'tool');
-      assert.match(contentText(toolMessage), /open_tab only opens http:\/\/ and https:\/\/ pages, not javascript: URLs/);
+      assert.match(contentText(toolMessage), /open_tab only opens http:\/\/ and https:\/\/ addresses, not javascript: ones/);
       await sidebar.close();
     });
   });

@@ -308,7 +308,7 @@ for (const browserName of selectedBrowsers()) {
       await sendMessage(sidebar, 'Fetch two things');
       await sidebar.waitForText('The tool answered:');
       await waitForIdle(sidebar);
-      assert.match(contentText(model.requests[1].last), /only fetches http:\/\/ and https:\/\/ URLs, not file:/);
+      assert.match(contentText(model.requests[1].last), /only fetches http:\/\/ and https:\/\/ addresses, not file:/);
       assert.match(contentText(model.requests[2].last), /answered HTTP 404/);
       await sidebar.close();
     });

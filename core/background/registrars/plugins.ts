@@ -29,6 +29,7 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       addConfiguredOrigins: (source) => ctx.configuredOrigins.add(source),
       registry,
       gate: ctx.gate,
+      holdTabs: (hold) => void disposers.push(ctx.gate.addHold(hold)),
       offscreen: runOffscreenJob,
       // Each its own start-up task: one that fails is told and does not hold the others.
       onStartup: (task, options) =>
@@ -54,6 +55,12 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
           await ctx.providers.adoptNew(conversation.id);
           hub.broadcast({ type: 'conversation', conversation });
           return conversation;
+        },
+        withdrawGrants: async (conversationId) => {
+          ctx.gate.withdrawGrantsAhead(conversationId);
+          const conversation = await ctx.store.get(conversationId);
+          if (!conversation?.grantedAhead?.length) return;
+          hub.broadcast({ type: 'conversation', conversation: await ctx.store.update(conversationId, { grantedAhead: [] }) });
         },
         send: async (conversationId, text) => {
           await runner.send(conversationId, text);

@@ -1,10 +1,10 @@
 import { elementRefsFor, type ElementRefs } from '@/core/page/element-refs';
-import type { ActionReply, ElementFacts, OutlineReply, PageReply, PageRequest, RectReply } from '../protocol';
-import { ENGLISH_LABELS, click, fill, hover, press, scroll, selectOption, type ActContext, type ActionWord } from './act';
+import type { ActionReply, DescribeAs, ElementFacts, OutlineReply, PageReply, PageRequest, RectReply } from '../protocol';
+import { ENGLISH_LABELS, click, fieldFor, fill, hover, press, scroll, selectOption, type ActContext, type ActionWord } from './act';
 import { ActionError, frameContentOffset, frameElementOf, scrollIntoViewIfNeeded } from './actionable';
 import { setBar } from './bar';
 import { quoteName, watchChanges } from './changes';
-import { isContentEditable, isTextControl } from './input';
+import { deepActiveElement, isContentEditable, isTextControl } from './input';
 import { buildOutline, roleAndName } from './outline';
 import { resolveRef, shortRef } from './refs';
 import { waitFor } from './wait';
@@ -126,8 +126,11 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
       case 'bar':
         setBar(request.state, env, request.reason);
         return {};
-      case 'describe':
-        return facts(resolve(request.ref, request.token)) as unknown as Record<string, unknown>;
+      case 'describe': {
+        // Without a reference: the focused element, where a key press goes.
+        if (request.ref === undefined) return { ...facts(deepActiveElement(win.document) ?? win.document.body ?? win.document.documentElement, request.as), focused: true };
+        return facts(resolve(request.ref, request.token), request.as) as unknown as Record<string, unknown>;
+      }
       case 'rect':
         return rectOf(resolve(request.ref, request.token)) as unknown as Record<string, unknown>;
       case 'click': {
@@ -170,12 +173,25 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
     }
   }
 
-  function facts(element: Element): ElementFacts {
-    const { role, name: text } = label(element);
-    const out: ElementFacts = { role, name: text, tag: element.localName };
-    if (element.localName === 'input') out.type = ((element as HTMLInputElement).type || 'text').toLowerCase();
-    if (isTextControl(element) || element.localName === 'select' || isContentEditable(element)) out.editable = true;
-    if (submitsPost(element)) out.submitsPost = true;
+  /**
+   * The facts of the element an action on `element` really reaches (`receiverOf`), with where it
+   * may send what the page holds: a link it follows, a form it submits.
+   */
+  function facts(element: Element, as: DescribeAs = 'other'): ElementFacts {
+    const receiver = receiverOf(element, as);
+    const { role, name: text } = label(receiver);
+    const out: ElementFacts = { role, name: text, tag: receiver.localName };
+    if (receiver.localName === 'input') out.type = ((receiver as HTMLInputElement).type || 'text').toLowerCase();
+    if (isTextControl(receiver) || receiver.localName === 'select' || isContentEditable(receiver)) out.editable = true;
+    if (submitsPost(receiver)) out.submitsPost = true;
+    if (as === 'click' || as === 'press') {
+      const link = linkOf(element);
+      if (link) out.link = link;
+    }
+    if (as === 'click' || as === 'press' || as === 'fill') {
+      const form = formDestination(receiver, as !== 'click');
+      if (form) out.form = form;
+    }
     return out;
   }
 
@@ -211,6 +227,51 @@ function bySelector(doc: Document, selector: string): Element {
   }
   if (!found) throw new ActionError(`No element of the page matches the CSS selector "${selector.slice(0, 200)}". Call read_page without it to see the page.`);
   return found;
+}
+
+/**
+ * The element an action on `element` really reaches: a fill types into a label's control or the
+ * one field inside a wrapper (`fieldFor`, as `fill` does); a choice goes to a label's control; a
+ * click and a key press reach the element itself.
+ */
+export function receiverOf(element: Element, as: DescribeAs): Element {
+  if (as === 'fill') return fieldFor(element);
+  if (as === 'select' && element.localName === 'label' && (element as HTMLLabelElement).control) return (element as HTMLLabelElement).control!;
+  return element;
+}
+
+/** The resolved address of the link `element` is or sits in (`a[href]`, `area[href]`), if any. */
+export function linkOf(element: Element): string | undefined {
+  const link = element.closest?.('a[href], area[href]') as HTMLAnchorElement | HTMLAreaElement | null;
+  const href = link?.href;
+  return typeof href === 'string' && href ? href : undefined;
+}
+
+/** Whether `element` submits its form when activated (a submit button or image input). */
+function isSubmitter(element: Element): boolean {
+  if (element.localName === 'button') return ((element.getAttribute('type') ?? 'submit').toLowerCase() || 'submit') === 'submit';
+  return element.localName === 'input' && /^(submit|image)$/i.test((element as HTMLInputElement).type);
+}
+
+/**
+ * Where the form `element` submits sends its fields (resolved): for a submitter, its `formaction`
+ * or the form's `action`; for a field (`fields`: Enter in it submits the form), the form's. None
+ * for a `dialog` form, which sends nothing.
+ */
+export function formDestination(element: Element, fields: boolean): string | undefined {
+  const form = (element as HTMLButtonElement).form as HTMLFormElement | null | undefined;
+  if (!form) return undefined;
+  const submitter = isSubmitter(element);
+  if (!submitter && !(fields && /^(input|textarea|select)$/.test(element.localName))) return undefined;
+  const method = (submitter && element.hasAttribute('formmethod') ? element.getAttribute('formmethod') : form.getAttribute('method')) ?? '';
+  if (method.trim().toLowerCase() === 'dialog') return undefined;
+  // From the attributes, resolved as the browser does (`form.action` can be shadowed by a field named "action").
+  const action = (submitter && element.hasAttribute('formaction') ? element.getAttribute('formaction') : form.getAttribute('action'))?.trim() ?? '';
+  try {
+    return new URL(action, element.ownerDocument.baseURI).href;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

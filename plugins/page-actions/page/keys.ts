@@ -1,3 +1,4 @@
+import { parseKey, type Key } from '../key-spec';
 import { hiddenReason, disabledReason } from './actionable';
 import {
   deepActiveElement,
@@ -11,7 +12,6 @@ import {
   makeEvent,
   nativeClick,
   nativeRequestSubmit,
-  NO_MODIFIERS,
   selectAllIn,
   setNativeValue,
   viewOf,
@@ -263,97 +263,7 @@ function lastBefore(list: Element[], start: Element): Element {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Key names and keyboard events
-
-export interface Key {
-  key: string;
-  code: string;
-  keyCode: number;
-  /** The character it types (for keypress and the default action), '' for none. */
-  text: string;
-}
-
-const NAMED: Record<string, [code: string, keyCode: number, text?: string]> = {
-  Enter: ['Enter', 13, '\r'],
-  Tab: ['Tab', 9],
-  Escape: ['Escape', 27],
-  Backspace: ['Backspace', 8],
-  Delete: ['Delete', 46],
-  ' ': ['Space', 32, ' '],
-  ArrowLeft: ['ArrowLeft', 37],
-  ArrowUp: ['ArrowUp', 38],
-  ArrowRight: ['ArrowRight', 39],
-  ArrowDown: ['ArrowDown', 40],
-  Home: ['Home', 36],
-  End: ['End', 35],
-  PageUp: ['PageUp', 33],
-  PageDown: ['PageDown', 34],
-  Insert: ['Insert', 45],
-  Control: ['ControlLeft', 17],
-  Shift: ['ShiftLeft', 16],
-  Alt: ['AltLeft', 18],
-  Meta: ['MetaLeft', 91],
-  ContextMenu: ['ContextMenu', 93],
-};
-for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = [`F${i}`, 111 + i];
-
-const ALIASES: Record<string, string> = {
-  esc: 'Escape', escape: 'Escape', return: 'Enter', enter: 'Enter', space: ' ', spacebar: ' ', tab: 'Tab',
-  up: 'ArrowUp', down: 'ArrowDown', left: 'ArrowLeft', right: 'ArrowRight', arrowup: 'ArrowUp', arrowdown: 'ArrowDown',
-  arrowleft: 'ArrowLeft', arrowright: 'ArrowRight', del: 'Delete', delete: 'Delete', backspace: 'Backspace',
-  home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', insert: 'Insert', contextmenu: 'ContextMenu',
-};
-const MODIFIER_ALIASES: Record<string, keyof Modifiers> = {
-  control: 'ctrlKey', ctrl: 'ctrlKey', shift: 'shiftKey', alt: 'altKey', option: 'altKey', meta: 'metaKey',
-  cmd: 'metaKey', command: 'metaKey', super: 'metaKey', win: 'metaKey',
-};
-const PUNCTUATION_CODES: Record<string, [string, number]> = {
-  '-': ['Minus', 189], '=': ['Equal', 187], '[': ['BracketLeft', 219], ']': ['BracketRight', 221], '\\': ['Backslash', 220],
-  ';': ['Semicolon', 186], "'": ['Quote', 222], ',': ['Comma', 188], '.': ['Period', 190], '/': ['Slash', 191], '`': ['Backquote', 192],
-};
-
-/** Parses "Control+a", "Shift+Tab", "Escape", "ArrowDown"; throws an Error worded for the model. */
-export function parseKey(spec: string): { key: Key; mods: Modifiers } {
-  const raw = String(spec);
-  let parts = raw.split('+');
-  // "Control++" and "+" name the plus key itself.
-  if (raw.endsWith('+')) parts = [...raw.slice(0, raw.endsWith('++') ? -2 : -1).split('+').filter(Boolean), '+'];
-  const mods: Modifiers = { ...NO_MODIFIERS };
-  const name = parts.pop() ?? '';
-  for (const part of parts) {
-    const flag = MODIFIER_ALIASES[part.trim().toLowerCase()];
-    if (!flag) throw new Error(`"${part.slice(0, 30)}" in "${raw.slice(0, 60)}" is not a modifier: use Control, Shift, Alt or Meta, joined by "+" ("Control+a", "Shift+Tab").`);
-    mods[flag] = true;
-  }
-  return { key: keyFor(name, mods), mods };
-}
-
-function keyFor(name: string, mods: Modifiers): Key {
-  if (name.length === 1) {
-    let char = name;
-    if (/[a-z]/i.test(char)) {
-      char = mods.shiftKey ? char.toUpperCase() : char;
-      return { key: char, code: `Key${char.toUpperCase()}`, keyCode: char.toUpperCase().charCodeAt(0), text: char };
-    }
-    if (/\d/.test(char)) return { key: char, code: `Digit${char}`, keyCode: char.charCodeAt(0), text: char };
-    if (char === ' ') return { key: ' ', code: 'Space', keyCode: 32, text: ' ' };
-    const [code, keyCode] = PUNCTUATION_CODES[char] ?? ['', 0];
-    return { key: char, code, keyCode, text: char };
-  }
-  const canonical = NAMED[name] ? name : ALIASES[name.toLowerCase()] ?? (MODIFIER_ALIASES[name.toLowerCase()] ? capitalised(name) : '');
-  const entry = NAMED[canonical];
-  if (!entry) {
-    throw new Error(`Unknown key "${name.slice(0, 40)}". Use a KeyboardEvent.key name ("Enter", "Escape", "Tab", "Backspace", "Delete", "ArrowDown", "Home", "PageDown", "F5") or one character ("a"), with modifiers joined by "+" ("Control+a", "Shift+Tab").`);
-  }
-  return { key: canonical, code: entry[0], keyCode: entry[1], text: entry[2] ?? '' };
-}
-
-function capitalised(name: string): string {
-  const lower = name.toLowerCase();
-  if (lower === 'ctrl') return 'Control';
-  if (lower === 'cmd' || lower === 'command') return 'Meta';
-  return lower.charAt(0).toUpperCase() + lower.slice(1);
-}
+// Keyboard events (key names: ../key-spec.ts, shared with the background's approval card)
 
 /** Fires one keyboard event at `target`; false when a listener cancelled it. */
 export function keyEvent(target: Element, type: 'keydown' | 'keypress' | 'keyup', key: Key, mods: Modifiers): boolean {

@@ -120,6 +120,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
       addConfiguredOrigins: () => undefined,
       registry,
       gate: options.gate ?? { check: async () => ({ ok: false, result: { ok: false, code: 'denied', error: 'No gate in this test.' } }) },
+      holdTabs: (hold) => void (options.gate as { addHold?: (h: typeof hold) => void } | undefined)?.addHold?.(hold),
       offscreen: (async () => {
         throw new Error('No offscreen document in this test.');
       }) as PluginContext['offscreen'],
@@ -134,6 +135,10 @@ export function pluginHarness(options: HarnessOptions = {}) {
           let conversation = await store.create(title);
           if (grantedAhead) conversation = await store.update(conversation.id, { grantedAhead });
           return conversation;
+        },
+        withdrawGrants: async (conversationId) => {
+          (options.gate as { withdrawGrantsAhead?: (id: string) => void } | undefined)?.withdrawGrantsAhead?.(conversationId);
+          if ((await store.get(conversationId))?.grantedAhead?.length) await store.update(conversationId, { grantedAhead: [] });
         },
         send: async (conversationId, text) => {
           await runner.send(conversationId, text);

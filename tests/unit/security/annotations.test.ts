@@ -157,9 +157,11 @@ function memoryPermissions(): PermissionStore {
  * The call as the agent loop hands it to the gate (core/agent/tool-call.ts `runToolCall`): judged by
  * what this call does where the tool narrows its annotations for one call (`forCall`).
  */
-async function gatedCall(registry: ToolRegistry, name: string, input: unknown, conversationId: string): Promise<GatedCall> {
-  const refused = registry.refusal(name, input);
-  if (refused) throw new Error(`The table's input for ${name} is refused before the gate: ${refused.ok ? '' : refused.error}`);
+async function gatedCall(registry: ToolRegistry, name: string, raw: unknown, conversationId: string): Promise<GatedCall> {
+  const admitted = registry.admit(name, raw);
+  if ('refused' in admitted) throw new Error(`The table's input for ${name} is refused before the gate: ${admitted.refused.ok ? '' : admitted.refused.error}`);
+  // As the loop does: the input made ready once (an address parsed) is what the gate judges.
+  const input = admitted.input;
   const spec = registry.describe(name)!;
   const annotations = spec.annotations.forCall ? await registry.callAnnotations(name, input) : spec.annotations;
   return { name, input, spec: annotations === spec.annotations || !annotations ? spec : { ...spec, annotations }, conversationId, toolCallId: `${name}-call` };

@@ -63,6 +63,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
       registry,
       // No user to ask here: a sub-agent's loop refuses what the gate would ask about.
       gate: noGate,
+      holdTabs: () => undefined,
       offscreen:
         offscreen ??
         ((async () => {
