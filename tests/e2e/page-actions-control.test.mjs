@@ -12,6 +12,7 @@ import { contentText, startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar, sendMessage, waitForIdle } from './helpers.mjs';
+import { barButtonPoints } from './page-actions-helpers.mjs';
 
 const SHOTS = process.env.SIDEQUEST_SHOTS ?? '';
 const REASON = 'Sign in to your account with your own password, then press Resume.';
@@ -67,23 +68,6 @@ async function watchPauses(extensionPage) {
   }, 'sidequest:events');
 }
 const pauses = (extensionPage) => extensionPage.evaluate(() => window.__pauses);
-
-/**
- * Where the bar's buttons are, from the outside (the page cannot look inside): the last button
- * (Take over / Resume) ends 6 px from the bar's end, Stop sits 6 px before it; their widths are
- * their words in the bar's font plus padding and border.
- */
-function buttonPoints(words) {
-  const host = [...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName));
-  const r = host.getBoundingClientRect();
-  const ctx = document.createElement('canvas').getContext('2d');
-  ctx.font = "600 13px system-ui, -apple-system, 'Segoe UI', Roboto, Ubuntu, Cantarell, 'Noto Sans', sans-serif";
-  const width = (text) => ctx.measureText(text).width + 26;
-  const y = r.top + r.height / 2;
-  const lastEnd = r.right - 6;
-  const last = width(words.last);
-  return { last: { x: lastEnd - last / 2, y }, stop: { x: lastEnd - last - 6 - Math.min(18, width(words.stop) / 2), y } };
-}
 
 for (const browserName of selectedBrowsers()) {
   describe(`page-actions control in ${browserName}`, { timeout: 300_000 }, () => {
@@ -154,7 +138,7 @@ for (const browserName of selectedBrowsers()) {
 
       // The page's script attacks: synthetic clicks where the buttons are, on the host, and removing it.
       await watchPauses(sidebar);
-      const points = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      const points = await page.evaluate(barButtonPoints, { last: 'Resume', stop: 'Stop' });
       const attack = await page.evaluate((pts) => {
         const out = [];
         for (const p of [pts.last, pts.stop]) {
@@ -184,7 +168,7 @@ for (const browserName of selectedBrowsers()) {
 
       // The user's own click on Resume: the first thing announced since the attack is its resume (a
       // stop pressed by the page would have ended the run before it; a resume, come before it).
-      const again = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      const again = await page.evaluate(barButtonPoints, { last: 'Resume', stop: 'Stop' });
       const pressed = Date.now();
       await mouse(again.last.x, again.last.y);
       await sidebar.waitForText('Back from the user:', { timeout: 30_000 });
@@ -249,7 +233,7 @@ for (const browserName of selectedBrowsers()) {
       if (SHOTS) await new Promise((r) => setTimeout(r, 400));
       await shot(page, 'bar-acting');
       await watchPauses(sidebar);
-      const points = await page.evaluate(buttonPoints, { last: 'Take over', stop: 'Stop' });
+      const points = await page.evaluate(barButtonPoints, { last: 'Take over', stop: 'Stop' });
       // A synthetic click at Take over does nothing. Had it paused the run, the background would
       // have announced that pause before the one of the user's own click below (the bar's presses
       // arrive in order), and again on the user's click (or resumed, had that click found Resume
@@ -267,7 +251,7 @@ for (const browserName of selectedBrowsers()) {
       for (const until = Date.now() + 20_000; sidebar.approved < approved + 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
       // (Its result, further down, says it ran after the Resume.)
       assert.equal(toolResults(model.requests.at(-1)).length, 2, 'the scroll waits for Resume');
-      const paused = await page.evaluate(buttonPoints, { last: 'Resume', stop: 'Stop' });
+      const paused = await page.evaluate(barButtonPoints, { last: 'Resume', stop: 'Stop' });
       await mouse(paused.last.x, paused.last.y);
       await sidebar.waitFor(() => !document.body.innerText.includes('Paused — you have the tab'), undefined, { timeout: 15_000 });
       // Since the synthetic click: one pause (the user's Take over), then this Resume.
@@ -279,7 +263,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(toolResults(model.requests.at(-1))[2], /The user took over this tab and pressed Resume/);
       // Acting again: Stop in the bar stops the run.
       await new Promise((r) => setTimeout(r, 500));
-      const acting = await page.evaluate(buttonPoints, { last: 'Take over', stop: 'Stop' });
+      const acting = await page.evaluate(barButtonPoints, { last: 'Take over', stop: 'Stop' });
       await mouse(acting.stop.x, acting.stop.y);
       await sidebar.waitForText('You stopped the run.', { timeout: 15_000 });
       await page.waitFor(() => ![...document.documentElement.children].some((el) => /^sidequest-bar-/i.test(el.tagName)), undefined, { timeout: 15_000 });

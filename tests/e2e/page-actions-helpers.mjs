@@ -227,3 +227,20 @@ export async function tabWith(extensionPage, part) {
   if (!tab) throw new Error(`No tab at …${part}`);
   return tab.id;
 }
+
+/**
+ * Where the bar's buttons are, from the outside (the page cannot look inside): the last button
+ * (Take over / Resume) ends 6 px from the bar's end, Stop sits 6 px before it; their widths are
+ * their words in the bar's font plus padding and border.
+ */
+export function barButtonPoints(words) {
+  const host = [...document.documentElement.children].find((el) => /^sidequest-bar-/i.test(el.tagName));
+  const r = host.getBoundingClientRect();
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = "600 13px system-ui, -apple-system, 'Segoe UI', Roboto, Ubuntu, Cantarell, 'Noto Sans', sans-serif";
+  const width = (text) => ctx.measureText(text).width + 26;
+  const y = r.top + r.height / 2;
+  const lastEnd = r.right - 6;
+  const last = width(words.last);
+  return { last: { x: lastEnd - last / 2, y }, stop: { x: lastEnd - last - 6 - Math.min(18, width(words.stop) / 2), y } };
+}
