@@ -180,11 +180,21 @@ function run(cwd, cmd, args) {
   });
 }
 
+/** The copies being checked: removed if the check is stopped (CI stops it when it ends early). */
+const copies = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
 /** A copy of the project without plugins/<folder>: type-checks, builds, and holds nothing of it (else a failure). */
 async function checkWithout(folder) {
   const started = Date.now();
   const tools = toolNames(folder);
   const dir = mkdtempSync(path.join(tmpdir(), `sidequest-without-${folder}-`));
+  copies.add(dir);
   try {
     for (const file of tracked) {
       if (file.startsWith(`plugins/${folder}/`)) continue;
@@ -232,6 +242,7 @@ async function checkWithout(folder) {
     console.log(`without plugins/${folder} (${tools.join(', ') || 'no tools'}; ${pluginWords(folder).names.length} messages): type-checks, builds, nothing left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    copies.delete(dir);
   }
 }
 

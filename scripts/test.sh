@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, unit tests, then every build, then the end-to-end tests in real
 # Chromium and Firefox ESR. Set E2E_BROWSERS=chromium (or firefox) to run the end-to-end tests in
-# one only.
+# one only; E2E_JOBS=1 runs their files one at a time (default: two at a time).
 #
 #   bash scripts/test.sh              everything, in this order (what `npm test` runs)
 #   bash scripts/test.sh unit e2e     only these steps, in the order given
@@ -26,7 +26,19 @@ step_build() {
 }
 
 step_e2e() {
-  echo "== end-to-end tests (Chromium + Firefox)"
+  # Two files at a time (E2E_JOBS): a file's browser mostly waits (on its pages, the scripted
+  # model, timers), so two keep a two-core machine busy. The slowest files start first, so that
+  # the last ones to finish are short; files not named here follow in name order.
+  local jobs="${E2E_JOBS:-2}"
+  local slowest=(skills memory approval-card i18n-a11y vision builtin-plugins page-actions chat envelope mcp data)
+  local files=() name file
+  for name in "${slowest[@]}"; do
+    [ -f "tests/e2e/$name.test.mjs" ] && files+=("tests/e2e/$name.test.mjs")
+  done
+  for file in tests/e2e/*.test.mjs; do
+    [[ " ${files[*]} " == *" $file "* ]] || files+=("$file")
+  done
+  echo "== end-to-end tests (Chromium + Firefox), ${#files[@]} files, $jobs at a time"
   # With SIDEQUEST_TIMINGS_DIR set (.ci/run sets it), each file's time in each browser is also
   # written there (scripts/timings-reporter.mjs), for the table scripts/timings.mjs prints.
   local reporters=(--test-reporter=spec)
@@ -34,7 +46,7 @@ step_e2e() {
     reporters=(--test-reporter=spec --test-reporter-destination=stdout
       --test-reporter=./scripts/timings-reporter.mjs --test-reporter-destination="$SIDEQUEST_TIMINGS_DIR/e2e.jsonl")
   fi
-  node --test --test-concurrency=1 "${reporters[@]}" tests/e2e/
+  node --test --test-concurrency="$jobs" "${reporters[@]}" "${files[@]}"
 }
 
 steps=("$@")

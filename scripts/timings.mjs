@@ -2,7 +2,8 @@
 //
 //   node scripts/timings.mjs <dir>
 //
-// <dir> holds `stages.tsv` (one line per stage: name, milliseconds, ok or FAILED …; written by
+// <dir> holds `stages.tsv` (one line per stage: name, milliseconds, ok or FAILED …, and `beside`
+// for a stage that ran beside the others, left out of the total; written by
 // .ci/run) and `e2e.jsonl` (one line per end-to-end file, from scripts/timings-reporter.mjs).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,8 +22,8 @@ const clock = (seconds) => {
 const read = (name) => (existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8').split('\n').filter(Boolean) : []);
 
 const stages = read('stages.tsv').map((line) => {
-  const [name, ms, status] = line.split('\t');
-  return { name, seconds: Number(ms) / 1000, status };
+  const [name, ms, status, beside] = line.split('\t');
+  return { name, seconds: Number(ms) / 1000, status, beside: beside === 'beside' };
 });
 const files = read('e2e.jsonl').flatMap((line) => {
   try {
@@ -33,7 +34,7 @@ const files = read('e2e.jsonl').flatMap((line) => {
 });
 
 const out = [];
-const total = stages.reduce((sum, s) => sum + s.seconds, 0);
+const total = stages.filter((s) => !s.beside).reduce((sum, s) => sum + s.seconds, 0);
 out.push(`== time per stage (total ${clock(total)})`);
 for (const s of stages) out.push(`${s.name.padEnd(34)} ${clock(s.seconds).padStart(7)}  ${s.status === 'ok' ? '' : s.status}`.trimEnd());
 
@@ -54,6 +55,6 @@ if (files.length) {
     const cells = browsers.map((b) => (f.browsers[b] === undefined ? '-' : clock(f.browsers[b] / 1000)).padStart(9));
     out.push(`${`  ${path.basename(f.file)}`.padEnd(width)} ${cells.join(' ')} ${clock(Math.max(0, own) / 1000).padStart(9)} ${clock(f.ms / 1000).padStart(7)}${f.failed ? `  ${f.failed} failed` : ''}`);
   }
-  out.push(`${`  (${files.length} files)`.padEnd(width)} ${browsers.map((b) => clock(sums[b] / 1000).padStart(9)).join(' ')} ${clock(startup / 1000).padStart(9)} ${clock(all / 1000).padStart(7)}`);
+  out.push(`${`  (${files.length} files, summed)`.padEnd(width)} ${browsers.map((b) => clock(sums[b] / 1000).padStart(9)).join(' ')} ${clock(startup / 1000).padStart(9)} ${clock(all / 1000).padStart(7)}`);
 }
 console.log(out.join('\n'));
