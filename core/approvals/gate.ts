@@ -56,7 +56,7 @@ export interface TabHold {
 
 /** What the model reads after the result of a call that waited while the user had its tab. */
 export const HELD_NOTICE =
-  'Note from Sidequest: the user had this tab (they took it over) while this call waited; it ran after they pressed Resume. The page may have changed since it was last read.';
+  'Note from Sidequest: the user had this tab (they took it over) while this call waited; it ran after they pressed Resume. The page may have changed since it was last read: an element reference refused as stale needs a fresh read of the page.';
 
 /** The result of a call whose run was stopped while it waited for the user to give the tab back. */
 const STOPPED_WHILE_HELD: ToolResult = { ok: false, code: 'aborted', error: 'Not run: the run was stopped while the user had the tab.' };

@@ -3,6 +3,7 @@
 // after a hand-over, the model's save_skill proposal, and what the pages are told.
 import { describe, expect, it } from 'vitest';
 import { english, saidOf } from '@/core/i18n/catalog';
+import { ApprovalGate, type PendingApproval } from '@/core/approvals/gate';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import type { UiEvent } from '@/core/messaging/protocol';
@@ -155,6 +156,44 @@ describe('skills service', () => {
     expect(update).toMatchObject({ name: 'find-notes', description: 'Finds notes.', replaces: skill.id, params: [{ name: 'topic', example: 'moon' }] });
     expect(update.instruction).toBe('Find my notes about {topic}');
     expect(update.steps[0]!.input).toEqual({ query: '{topic}' });
+  });
+
+  it('a scheduled run handed over to the model keeps no grant: the granted tool asks the model (its conversation says so after a restart too)', async () => {
+    const model = scriptedModel();
+    const gate = new ApprovalGate({ permissions: { load: async () => [], put: async () => undefined, remove: async () => undefined }, activeTab: async () => undefined, tab: async () => undefined });
+    const asked: PendingApproval[] = [];
+    gate.onChange((change) => {
+      if (change.type === 'asked') {
+        asked.push(change.approval);
+        queueMicrotask(() => gate.answer(change.approval.id, 'deny'));
+      }
+    });
+    const h = pluginHarness({ model, userTab: 1, gate });
+    const fail = { next: true };
+    h.install(definePlugin({
+      id: 'notes', name: 'Notes', description: '',
+      tools: [
+        defineTool<{ query: string }>({
+          name: 'search_notes', description: 'Searches notes.', annotations: READ,
+          inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+          execute: ({ query }) => {
+            if (fail.next) {
+              fail.next = false;
+              throw new Error('The notes index is being rebuilt.');
+            }
+            return { hits: [`${query} (1)`], count: 1 };
+          },
+        }),
+      ],
+    }));
+    h.install(skillsPlugin);
+    await h.request('skills/save', { draft: draft() });
+    const conversation = await h.context('skills').conversations.create({ title: 'find-notes — now', grantedAhead: [{ tool: 'search_notes', site: '' }] });
+    model.queue(answer('', [{ name: 'search_notes', input: { query: 'moon' } }]), answer('Could not search.'));
+    await h.send('/find-notes topic=moon', conversation.id);
+    // The replayed step ran on its grant (no card); the model's own call of the same tool asked.
+    expect(asked.map((a) => `${a.tool} ${a.reason}`)).toEqual(['search_notes unattended']);
+    expect((await h.store.get(conversation.id))!.grantedAhead).toEqual([]);
   });
 
   it('save_skill: the model proposes, the form opens with a draft of the run so far, without the proposal itself', async () => {

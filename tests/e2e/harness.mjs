@@ -234,7 +234,12 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
           const name = names[0];
           const size = (await stat(path.join(downloads, name))).size;
           await new Promise((r) => setTimeout(r, 150));
-          if ((await stat(path.join(downloads, name))).size === size) return { name, text: await readFile(path.join(downloads, name), 'utf8') };
+          if ((await stat(path.join(downloads, name))).size === size) {
+            // Read, then removed: a later download of the same name keeps its name (Firefox adds "(1)").
+            const text = await readFile(path.join(downloads, name), 'utf8');
+            await rm(path.join(downloads, name), { force: true });
+            return { name, text };
+          }
         }
         if (Date.now() > deadline) throw new Error(`No download appeared in ${downloads}`);
         await new Promise((r) => setTimeout(r, 100));

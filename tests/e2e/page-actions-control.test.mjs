@@ -233,6 +233,8 @@ for (const browserName of selectedBrowsers()) {
       if (SHOTS) await new Promise((r) => setTimeout(r, 400));
       await shot(page, 'bar-acting');
       await watchPauses(sidebar);
+      // The wait is under way (the model asked for it) before the user takes over.
+      for (const until = Date.now() + 15_000; model.requests.length < 2 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
       const points = await page.evaluate(barButtonPoints, { last: 'Take over', stop: 'Stop' });
       // A synthetic click at Take over does nothing. Had it paused the run, the background would
       // have announced that pause before the one of the user's own click below (the bar's presses
@@ -244,11 +246,11 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.waitForText('Paused — you have the tab', { timeout: 15_000 });
       const first = (await pauses(sidebar))[0];
       assert.ok(first?.paused && first.at >= pressed, `paused by the user's click, not ${pressed - first?.at} ms before it: ${JSON.stringify(first)}`);
-      // The wait ends; the next action (scroll up) waits while the user has the tab.
+      // The wait ends; the next action (scroll up) waits while the user has the tab: the gate holds
+      // it before anything is asked (its card comes after the Resume).
       // The sidebar in front, as a person watching it: its approval cards arm and get answered.
       await sidebar.raw.bringToFront();
-      const approved = sidebar.approved;
-      for (const until = Date.now() + 20_000; sidebar.approved < approved + 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+      for (const until = Date.now() + 20_000; model.requests.length < 3 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
       // (Its result, further down, says it ran after the Resume.)
       assert.equal(toolResults(model.requests.at(-1)).length, 2, 'the scroll waits for Resume');
       const paused = await page.evaluate(barButtonPoints, { last: 'Resume', stop: 'Stop' });
@@ -260,7 +262,8 @@ for (const browserName of selectedBrowsers()) {
       assert.deepEqual(announced.slice(0, announced.indexOf('resumed') + 1), ['paused', 'resumed'], `announced: ${announced}`);
       // The scroll ran after Resume and says the user had the tab.
       for (const until = Date.now() + 15_000; toolResults(model.requests.at(-1)).length < 3 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
-      assert.match(toolResults(model.requests.at(-1))[2], /The user took over this tab and pressed Resume/);
+      // (The gate held it before it ran, and says so; an action that began before the take-over says it itself.)
+      assert.match(toolResults(model.requests.at(-1))[2], /the user had this tab \(they took it over\)|The user took over this tab and pressed Resume/);
       // Acting again: Stop in the bar stops the run.
       await new Promise((r) => setTimeout(r, 500));
       const acting = await page.evaluate(barButtonPoints, { last: 'Take over', stop: 'Stop' });

@@ -4,7 +4,9 @@
 // errors (the same effects on the page and on the site's server, no request to the model, 0
 // tokens), handed over to the model when the page changed (the model gets the skill's instruction
 // and the failure, finishes; Update skill is offered), run on a schedule (the acting step was not
-// allowed ahead: it waits with a card, a notification and the badge, until approved), and exported,
+// allowed ahead: it waits with a card, a notification and the badge, until approved; where a step
+// fails, the model that takes over gets none of the grants: its read of the site the replay could
+// read without asking asks too), and exported,
 // deleted and imported again from Settings → Skills; crafted files are refused and add nothing.
 
 import assert from 'node:assert/strict';
@@ -263,9 +265,25 @@ for (const browserName of selectedBrowsers()) {
       await reloadTodo();
     });
 
-    test('a schedule fires: the acting step not allowed ahead waits with a card, a notification and the badge; approving finishes it', async () => {
+    test('a schedule fires: the acting step not allowed ahead waits with a card, a notification and the badge; where a step fails, the model that takes over has no grant: its read, allowed ahead for the replay, asks too', async () => {
       await sidebar.close();
       sidebar = await openSidebar(h, { autoApprove: false });
+      // The page changed: the replay's click on Add cannot be prepared, and the model takes over.
+      changed = true;
+      await reloadTodo();
+      model.reset();
+      model.setScript((req) => {
+        const results = toolResults(req);
+        const tabId = results.map(parsed).find((r) => r && typeof r === 'object' && r.tab_id)?.tab_id;
+        // The replay ran read_page and fill (its click could not be prepared). The model's own first
+        // call: a read of the page, the tool and site the replay was granted; then Enter adds the item.
+        if (results.length === 2) return { toolCalls: [{ name: 'read_page', arguments: { tab_id: tabId } }] };
+        if (results.length === 3) {
+          const outline = outlineOf(results[2]);
+          return { toolCalls: [{ name: 'fill', arguments: { tab_id: tabId, ref: refOf(outline, 'textbox', 'New item'), text: 'buy milk', submit: true } }] };
+        }
+        return { text: 'Finished the scheduled run.' };
+      });
       const options = await openSkillsSettings(h);
       // Firefox headless closes a notification as soon as it is made (no alert service), so
       // getAll() is empty there: the background's own calls are recorded instead (its MV2
@@ -282,7 +300,18 @@ for (const browserName of selectedBrowsers()) {
           };
         });
       }
-      await options.click('button', 'Schedule');
+      // The same skill bound to the todo site instead of the user's tab (a skills file says so), so
+      // that reading there can be allowed ahead: exported, changed, imported as /add-todo-site.
+      const exported = JSON.parse((await h.download(options, () => options.click('button', 'Export'))).text);
+      const bound = JSON.parse(JSON.stringify(exported.skills[0]), (_key, value) =>
+        value && typeof value === 'object' && value.$tab && value.$tab.user === true ? { $tab: { url: site.url('/todo.html') } } : value,
+      );
+      assert.notDeepEqual(bound, exported.skills[0], 'the skill named the user\'s tab');
+      const boundFile = path.join(tmp, 'add-todo-site.json');
+      await writeFile(boundFile, JSON.stringify({ ...exported, skills: [{ ...bound, name: 'add-todo-site' }] }));
+      await options.setInputFile('input[type="file"][aria-label="Import skills file"]', boundFile);
+      await options.waitForText('Added 1 skill: /add-todo-site');
+      await options.raw.click('[data-skill="add-todo-site"] button[aria-haspopup="dialog"]');
       await options.find('dialog', 'Schedule');
       await options.select('Repeat', 'once');
       // The next minute at least 20 s away, in the browser's (this machine's) time zone.
@@ -292,17 +321,18 @@ for (const browserName of selectedBrowsers()) {
       await setValue(options, '[role="dialog"] input[type="time"]', `${pad(at.getHours())}:${pad(at.getMinutes())}`);
       const labels = await options.evaluate(() => [...document.querySelectorAll('[role="dialog"] input[type="checkbox"]')].map((b) => b.getAttribute('aria-label')));
       assert.ok(labels.some((l) => /^Allow fill (on .+ )?without asking$/.test(l)), JSON.stringify(labels));
-      // Reading may be allowed ahead (where the site is known); typing and clicking (acting) are not.
+      // Reading on the todo site is allowed ahead; typing and clicking are not (they ask).
       const readable = await options.evaluate(() =>
         [...document.querySelectorAll('[role="dialog"] input[type="checkbox"]:not(:disabled)')].map((b) => b.getAttribute('aria-label')).filter((l) => l.startsWith('Allow read_page')),
       );
+      assert.deepEqual(readable, [`Allow read_page on ${site.origin} without asking`], `reading on the site can be allowed ahead: ${JSON.stringify(labels)}`);
       for (const label of readable) await options.click('checkbox', label);
       await options.click('button', 'Save schedule');
-      await options.waitForText('/add-todo is scheduled');
+      await options.waitForText('/add-todo-site is scheduled');
       const addsBefore = adds().length;
 
       // The run starts in a conversation named after the skill; its first acting step waits.
-      await sidebar.waitForText(/add-todo — /, { timeout: Math.max(30_000, at - Date.now() + 45_000), within: 'body' });
+      await sidebar.waitForText(/add-todo-site — /, { timeout: Math.max(30_000, at - Date.now() + 45_000), within: 'body' });
       // The conversation shows before its first step asks, and the notification follows the ask.
       const notified = () =>
         browserName === 'firefox'
@@ -313,17 +343,32 @@ for (const browserName of selectedBrowsers()) {
       assert.match(String(await eventually(() => badgeText(options), (text) => /^[1-9]/.test(String(text)), 10_000)), /^[1-9]/, 'the badge counts what waits');
       assert.equal(adds().length, addsBefore, 'nothing was typed or clicked before a yes');
       await sidebar.click('button', 'Open');
+      const cards = [];
       for (let answered = 0; ; answered++) {
         const card = await firstCard(sidebar, 30_000).catch(() => null);
         if (!card) break;
-        assert.ok(answered < 4, 'no more cards than steps');
+        assert.ok(answered < 5, `no more cards than steps: ${JSON.stringify(cards)}`);
+        cards.push(card);
         await answerCard(sidebar, 'once');
         if (await sidebar.find('button', 'Send', { timeout: 1000 }).catch(() => null)) break;
       }
       await waitForIdle(sidebar, 60_000);
       await waitForItem(page, 'buy milk');
-      assert.deepEqual(adds().slice(addsBefore), ['buy milk'], 'the scheduled run added the skill\'s default item');
-      assert.match(await sidebar.text('main'), /Replayed/);
+      assert.deepEqual(adds().slice(addsBefore), ['buy milk'], 'the model finished the scheduled run with the skill\'s default item');
+      // The replay's read was granted ahead and asked nothing; the model's read of the same page,
+      // after the hand-over, asked (with a notification, as every ask of a scheduled run).
+      const reads = cards.filter((c) => /read_page/.test(c));
+      assert.equal(reads.length, 1, `the model's read asked, the replay's did not: ${JSON.stringify(cards)}`);
+      assert.match(reads[0], /scheduled/, `it asks as a scheduled run's call: ${reads[0]}`);
+      assert.equal(cards.length, 3, `the replay's fill, the model's read and its fill: ${JSON.stringify(cards)}`);
+      await sidebar.waitForText('Finished the scheduled run', { within: 'main' });
+      changed = false;
+      await reloadTodo();
+      // The site-bound copy goes; the next test exports and imports /add-todo alone.
+      await options.raw.bringToFront?.();
+      await options.evaluate(() => [...document.querySelectorAll('[data-skill="add-todo-site"] button')].find((b) => b.textContent.trim() === 'Delete').click());
+      await options.click('button', 'Yes, delete');
+      await options.waitFor(() => !document.querySelector('[data-skill="add-todo-site"]'));
       await options.close();
       await sidebar.close();
       sidebar = await openSidebar(h);
