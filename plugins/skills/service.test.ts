@@ -16,9 +16,9 @@ import type { Schedule, Skill, SkillFile } from './types';
 
 const READ = { readOnly: true, destructive: false, openWorld: false } as const;
 
-function setup() {
+function setup(gate?: ApprovalGate) {
   const model = scriptedModel();
-  const h = pluginHarness({ model, userTab: 1 });
+  const h = pluginHarness({ model, userTab: 1, ...(gate ? { gate } : {}) });
   const searched: string[] = [];
   const fail = { next: false };
   h.install(definePlugin({
@@ -159,7 +159,6 @@ describe('skills service', () => {
   });
 
   it('a scheduled run handed over to the model keeps no grant: the granted tool asks the model (its conversation says so after a restart too)', async () => {
-    const model = scriptedModel();
     const gate = new ApprovalGate({ permissions: { load: async () => [], put: async () => undefined, remove: async () => undefined }, activeTab: async () => undefined, tab: async () => undefined });
     const asked: PendingApproval[] = [];
     gate.onChange((change) => {
@@ -168,25 +167,8 @@ describe('skills service', () => {
         queueMicrotask(() => gate.answer(change.approval.id, 'deny'));
       }
     });
-    const h = pluginHarness({ model, userTab: 1, gate });
-    const fail = { next: true };
-    h.install(definePlugin({
-      id: 'notes', name: 'Notes', description: '',
-      tools: [
-        defineTool<{ query: string }>({
-          name: 'search_notes', description: 'Searches notes.', annotations: READ,
-          inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
-          execute: ({ query }) => {
-            if (fail.next) {
-              fail.next = false;
-              throw new Error('The notes index is being rebuilt.');
-            }
-            return { hits: [`${query} (1)`], count: 1 };
-          },
-        }),
-      ],
-    }));
-    h.install(skillsPlugin);
+    const { h, model, fail } = setup(gate);
+    fail.next = true;
     await h.request('skills/save', { draft: draft() });
     const conversation = await h.context('skills').conversations.create({ title: 'find-notes — now', grantedAhead: [{ tool: 'search_notes', site: '' }] });
     model.queue(answer('', [{ name: 'search_notes', input: { query: 'moon' } }]), answer('Could not search.'));

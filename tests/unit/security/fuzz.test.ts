@@ -33,6 +33,7 @@ import { pluginStorage } from '@/core/storage/plugin-data';
 import { createWindow } from '@/tests/unit/helpers/dom';
 import { startSearchEngines } from '../../fixtures/search-engines.mjs';
 import { builtinToolNames, realPluginRegistry, useOpfsMock } from './real-plugins';
+import { prng } from '@/tests/unit/helpers/prng';
 
 /** What the fuzz needs of the scripting plugin's sandbox, to run it in this process (the browsers run it in a worker). */
 interface SandboxModule {
@@ -63,16 +64,6 @@ const REBOUND = 'REBOUND-router-admin-page-51c2';
 // The page actions need a real tab with a page in it (the e2e tests drive them in both browsers).
 // save_skill needs a conversation whose run made tool calls (plugins/skills/service.test.ts has them).
 const CANNOT_WORK_HERE = ['get_tab_content', 'agent', 'read_page', 'click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'wait_for', 'screenshot', 'save_skill'];
-
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTILE_STRINGS = [
   '',

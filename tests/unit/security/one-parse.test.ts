@@ -13,21 +13,10 @@ import { prepared, syncTarget } from '@/core/approvals/data-flow';
 import { originOf } from '@/core/net/origin';
 import type { ToolRegistry } from '@/core/registry/registry';
 import { openDb } from '@/core/storage/db';
+import { prng } from '@/tests/unit/helpers/prng';
 import { realPluginRegistry, useOpfsMock } from './real-plugins';
 
 const TOOLS = ['navigate', 'open_tab', 'web_fetch'] as const;
-
-/** A small deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Addresses that name a site in the many ways the URL parser accepts, and ones it should refuse. */
 const BASES = [
@@ -92,7 +81,7 @@ function mutate(base: string, next: () => number): string {
 
 /** Every input: the bases as they are, each with noise in front, and many random mutations. */
 function inputs(): string[] {
-  const next = random(38);
+  const next = prng(38);
   const out = new Set<string>();
   for (const base of BASES) {
     out.add(base);
