@@ -27,10 +27,11 @@ step_build() {
 
 step_e2e() {
   # Two files at a time (E2E_JOBS): a file's browser mostly waits (on its pages, the scripted
-  # model, timers), so two keep a two-core machine busy. The slowest files start first, so that
-  # the last ones to finish are short; files not named here follow in name order.
+  # model, timers), so two keep a two-core machine busy. The slowest files start first (as CI's
+  # table of times showed them), so that the last ones to finish are short; files not named here
+  # follow in name order.
   local jobs="${E2E_JOBS:-2}"
-  local slowest=(skills memory approval-card i18n-a11y vision builtin-plugins page-actions chat envelope mcp data)
+  local slowest=(memory skills providers approval-card i18n-a11y page-tools builtin-plugins chat vision page-actions envelope page-tools-spec mcp page-actions-pages data web)
   local files=() name file
   for name in "${slowest[@]}"; do
     [ -f "tests/e2e/$name.test.mjs" ] && files+=("tests/e2e/$name.test.mjs")
