@@ -26,28 +26,8 @@ step_build() {
 }
 
 step_e2e() {
-  # Two files at a time (E2E_JOBS): a file's browser mostly waits (on its pages, the scripted
-  # model, timers), so two keep a two-core machine busy. The slowest files start first (as CI's
-  # table of times showed them), so that the last ones to finish are short; files not named here
-  # follow in name order.
-  local jobs="${E2E_JOBS:-2}"
-  local slowest=(memory skills providers approval-card i18n-a11y page-tools builtin-plugins chat vision page-actions envelope page-tools-spec mcp page-actions-pages data web)
-  local files=() name file
-  for name in "${slowest[@]}"; do
-    [ -f "tests/e2e/$name.test.mjs" ] && files+=("tests/e2e/$name.test.mjs")
-  done
-  for file in tests/e2e/*.test.mjs; do
-    [[ " ${files[*]} " == *" $file "* ]] || files+=("$file")
-  done
-  echo "== end-to-end tests (Chromium + Firefox), ${#files[@]} files, $jobs at a time"
-  # With SIDEQUEST_TIMINGS_DIR set (.ci/run sets it), each file's time in each browser is also
-  # written there (scripts/timings-reporter.mjs), for the table scripts/timings.mjs prints.
-  local reporters=(--test-reporter=spec)
-  if [ -n "${SIDEQUEST_TIMINGS_DIR:-}" ]; then
-    reporters=(--test-reporter=spec --test-reporter-destination=stdout
-      --test-reporter=./scripts/timings-reporter.mjs --test-reporter-destination="$SIDEQUEST_TIMINGS_DIR/e2e.jsonl")
-  fi
-  node --test --test-concurrency="$jobs" "${reporters[@]}" "${files[@]}"
+  # Two files at a time (E2E_JOBS), the slowest first: scripts/e2e.mjs.
+  node scripts/e2e.mjs
 }
 
 steps=("$@")
