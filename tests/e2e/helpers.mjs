@@ -10,7 +10,7 @@ export async function configureProvider(h, { baseUrl, model = 'scripted-model', 
   await options.click('link', 'Model provider');
   // The form fills itself with the saved settings when they arrive: type only after that, or the
   // late arrival overwrites what was typed (seen on a busy machine).
-  await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+  await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
   if (provider) {
     await choose(options, 'Profile', 'New profile…');
     await choose(options, 'Provider', provider);

@@ -24,7 +24,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function configureProviderHe(h, { baseUrl, apiKey }) {
   const options = await h.openExtensionPage('options.html', { width: 1000, height: 800 });
   await options.click('link', 'ספק מודלים');
-  await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+  await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
   await options.fill(HE.baseUrl, baseUrl);
   await options.fill(HE.model, 'scripted-model');
   await options.fill(HE.apiKey, apiKey);
@@ -235,7 +235,7 @@ for (const browserName of selectedBrowsers()) {
       await audit(sidebar, 'sidebar (run error)');
       // A settings error thrown in the background crosses the messaging with its words.
       const options = await h.openExtensionPage('options.html#provider', { width: 1000, height: 800 });
-      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
       const saved = await options.evaluate(() => document.querySelector('#base-url').value);
       await options.fill(HE.baseUrl, 'not an address');
       await options.click('button', HE.save);

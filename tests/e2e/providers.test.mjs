@@ -154,7 +154,7 @@ for (const browserName of selectedBrowsers()) {
     test('a key is never sent over plain http to another computer', async () => {
       const options = await h.openExtensionPage('options.html', { width: 1000, height: 900 });
       await options.click('link', 'Model provider');
-      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
       await choose(options, 'Profile', 'New profile…');
       await choose(options, 'Provider', 'OpenAI-compatible');
       await options.fill('Base URL', 'http://models.example.com/v1');
@@ -269,7 +269,7 @@ for (const browserName of selectedBrowsers()) {
       // The page is served on this machine: web_fetch reads local addresses only where allowed.
       await allowLocalOrigins(options, [new URL(url).origin]);
       await options.click('link', 'Model provider');
-      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
       await choose(options, 'Profile', 'New profile…');
       await choose(options, 'Provider', 'OpenAI-compatible');
       await options.fill('Base URL', servers.small.url);

@@ -79,7 +79,7 @@ for (const browserName of selectedBrowsers()) {
     async function addProfile({ provider, baseUrl, apiKey, model, images = 'Auto' }) {
       await options.raw.bringToFront();
       await options.click('link', 'Model provider');
-      await options.waitFor(() => document.querySelector('#base-url')?.value !== '');
+      await options.waitFor(() => Boolean(document.querySelector('#base-url')?.value));
       await choose(options, 'Profile', 'New profile…');
       await choose(options, 'Provider', provider);
       await options.fill('Base URL', baseUrl);
