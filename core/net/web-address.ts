@@ -1,5 +1,5 @@
 /**
- * The one parse of an address a tool is given (`navigate`'s, `open_tab`'s, `web_fetch`'s url). The
+ * The one parse of an address a tool is given (a tab to load, a page to fetch). The
  * tool's `prepare` runs it once, before the approval gate sees the call, and the gate's target and
  * the tool's work then use the same value: the parsed address's `href`. So the site the gate judges
  * is the site the browser reaches, whatever the model wrote around it.
@@ -28,7 +28,7 @@ export function shownAddress(raw: string, max = 200): string {
 
 /**
  * Parses `raw` as the browser will, and checks it is an http(s) address with a host. Throws an
- * `AddressError` worded for the model (`what`: the tool's name for it, "navigate only loads").
+ * `AddressError` worded for the model (`what` starts the sentence: "… only loads").
  * Returns the parsed URL: hand its `href` on, never `raw`.
  */
 export function parseWebAddress(raw: string, what = 'This tool only takes'): URL {
