@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
 import { checkOpenableUrl, listTabs, openTab, type TabInfo } from '@/plugins/tabs';
 

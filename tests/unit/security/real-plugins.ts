@@ -4,7 +4,7 @@
 // which of the real services it wants.
 import { storageFactory } from 'opfs-mock';
 import { vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { noGate } from '@/core/approvals/no-gate';
 import type { PluginContext } from '@/core/plugin';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
