@@ -2,7 +2,7 @@
 // function against a fake page agent installed under the agent's key when the agent file is
 // injected, as the browser would in the tab's isolated world.
 import { vi } from 'vitest';
-import { fakeBrowser } from 'wxt/testing';
+import { fakeBrowser } from 'wxt/testing/fake-browser';
 import type { PageActionsService } from './service';
 import { createPageCaller } from './service';
 import { PAGE_AGENT_KEY, type PageRequest } from './protocol';
