@@ -1,4 +1,5 @@
 import type { BuiltinPlugin } from '@/core/plugin';
+import { cataloguePlugin } from './catalogue';
 import { interactionPlugin } from './interaction';
 import { mcpPlugin } from './mcp';
 import { pageActionsPlugin } from './page-actions';
@@ -27,4 +28,5 @@ export const builtinPlugins: BuiltinPlugin[] = [
   subagentsPlugin,
   mcpPlugin,
   skillsPlugin,
+  cataloguePlugin,
 ];

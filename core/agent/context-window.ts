@@ -93,6 +93,30 @@ function reserveFor(limit: number): number {
   return Math.max(256, Math.min(4096, Math.floor(limit * 0.2)));
 }
 
+/** A request's prompt and tools as they fit the window. */
+interface Fitted {
+  prompt: LanguageModelV3Prompt;
+  tools: readonly ToolSpec[];
+}
+
+/**
+ * The tools a request offers so that the instructions and tools (`fixed` tokens) leave the
+ * conversation its room: all of them; else the core set (`alwaysOffered` and the tools that find
+ * tools, `core/agent/offered-tools.ts`); else the finders alone. The first within `room`, else the
+ * smallest within `most`; undefined when none is.
+ */
+export function fewerTools(tools: readonly ToolSpec[], fixed: (tools: readonly ToolSpec[]) => number, room: number, most: number): readonly ToolSpec[] | undefined {
+  const tiers: Array<readonly ToolSpec[]> = [tools];
+  const core = tools.filter((spec) => spec.alwaysOffered || spec.offersTools);
+  if (core.length < tools.length) tiers.push(core);
+  const finders = core.filter((spec) => spec.offersTools);
+  if (finders.length && finders.length < core.length) tiers.push(finders);
+  const sizes = tiers.map(fixed);
+  const within = tiers.findIndex((_, i) => sizes[i]! <= room);
+  if (within >= 0) return tiers[within];
+  return sizes.at(-1)! <= most ? tiers.at(-1) : undefined;
+}
+
 /** Context windows learned from "context too long" errors, by provider type, address and model, for the background's life. */
 const learnedLimits = new Map<string, number>();
 /** Models whose learned window is kept (the most recently learned; a user tries models, never thousands). */
@@ -122,6 +146,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   // The conversation's stored summary is read once a run, when first needed.
   let recalled = false;
   let toldShortened = false;
+  let toldFewerTools = false;
   // Of the current fit (the benchmark's timer): time spent waiting for summary requests and storage.
   let waited = { model: 0, storage: 0, summaries: 0 };
 
@@ -141,20 +166,29 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
   // kept, by the kind of prompt (as built, old results cut, with the summary).
   const running = { built: new RunningChars(), old: new RunningChars(), summarized: new RunningChars(), shortenOld: new RunningShortenOld() };
 
-  async function fit(request: ModelRequest, max: number): Promise<LanguageModelV3Prompt> {
+  async function fit(request: ModelRequest, max: number): Promise<Fitted> {
     const budget = max - reserveFor(max);
-    const tools = toolsChars(request.tools);
-    const tokens = (chars: number) => Math.ceil((chars + tools) / CHARS_PER_TOKEN);
-    const estimate = (p: LanguageModelV3Prompt, by?: RunningChars) => tokens(by ? by.of(p, imageChars) : promptChars(p, imageChars));
     let prompt = request.prompt;
     // The running sums for the kind of prompt `prompt` is.
     let sums = running.built;
-    if (estimate(prompt, sums) <= budget) return prompt;
-    // Nothing in the conversation can make room for the instructions and the tools themselves.
-    const fixed = tokens(running.built.systemChars);
-    if (fixed > max * 0.9) {
+    const systemChars = () => (sums.of(prompt, imageChars), running.built.systemChars);
+    // Instructions and tools leave the conversation at least half the room, offering fewer tools
+    // (the core set first) where all of them would not; never more than 90 % of the window.
+    const offered = fewerTools(request.tools, (chosen) => Math.ceil((systemChars() + toolsChars(chosen)) / CHARS_PER_TOKEN), budget / 2, max * 0.9);
+    if (!offered) {
+      const fixed = Math.ceil((systemChars() + toolsChars(request.tools)) / CHARS_PER_TOKEN);
       throw new ProviderError(runError('context_length', 'errors.provider.contextTooSmall', { max, fixed }));
     }
+    const tools = toolsChars(offered);
+    if (offered !== request.tools && !toldFewerTools) {
+      toldFewerTools = true;
+      notify(said('notices.fewerTools', { max, offered: offered.length, all: request.tools.length }), true);
+    }
+    const tokens = (chars: number) => Math.ceil((chars + tools) / CHARS_PER_TOKEN);
+    const estimate = (p: LanguageModelV3Prompt, by?: RunningChars) => tokens(by ? by.of(p, imageChars) : promptChars(p, imageChars));
+    const done = (p: LanguageModelV3Prompt): Fitted => ({ prompt: p, tools: offered });
+    if (estimate(prompt, sums) <= budget) return done(prompt);
+    const fixed = tokens(running.built.systemChars);
 
     // 1. Old tool results (all but the latest step's) cut short.
     prompt = running.shortenOld.of(prompt);
@@ -163,7 +197,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
       toldShortened = true;
       notify(said('notices.resultsShortened', { max }), true);
     }
-    if (estimate(prompt, sums) <= budget) return prompt;
+    if (estimate(prompt, sums) <= budget) return done(prompt);
 
     // 2. Older turns summarized (the conversation's summary, made by an earlier step or run and
     // extended when needed), unless cutting the latest results to a fair share is enough.
@@ -201,13 +235,13 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         notify(said('notices.summarized', { max }));
       }
     }
-    if (estimate(prompt, sums) <= budget) return prompt;
+    if (estimate(prompt, sums) <= budget) return done(prompt);
 
     // 3. What is left over for the latest tool results, shared between them.
     const withoutResults = estimate(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, 0) : m)));
     const results = prompt.filter((m) => m.role === 'tool').reduce((n, m) => n + m.content.length, 0);
     const each = Math.max(200, Math.floor(((budget - withoutResults) * CHARS_PER_TOKEN) / Math.max(1, results)) - 200);
-    return prompt.map((m) => (m.role === 'tool' ? shortenResults(m, each) : m));
+    return done(prompt.map((m) => (m.role === 'tool' ? shortenResults(m, each) : m)));
   }
 
   /** Times a wait of `fit` for the benchmark's timer. */
@@ -302,7 +336,8 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         imageChars = (await options.imagesSent?.().catch(() => true)) === false ? 0 : IMAGE_CHARS;
         const fitStarted = contextTimer.on ? performance.now() : 0;
         waited = { model: 0, storage: 0, summaries: 0 };
-        const prompt = max ? await fit(request, max) : request.prompt;
+        const fitted = max ? await fit(request, max) : { prompt: request.prompt, tools: request.tools };
+        const prompt = fitted.prompt;
         if (contextTimer.on) {
           contextTimer.record({
             convertMs: contextTimer.convertMs,
@@ -317,7 +352,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
         }
         let started = false;
         try {
-          for await (const event of client.stream({ ...request, prompt })) {
+          for await (const event of client.stream({ ...request, prompt, tools: fitted.tools })) {
             started = true;
             yield event;
           }
@@ -326,7 +361,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           if (started || attempt >= 2 || request.signal.aborted || !(error instanceof ProviderError) || error.info.kind !== 'context_length') throw error;
           // The provider's real limit (its words, or below what was just sent), then again, shorter.
           const said = limitFromError(error.info.detail);
-          const sent = estimateTokens(prompt, request.tools, imageChars);
+          const sent = estimateTokens(prompt, fitted.tools, imageChars);
           learned = said && said < sent ? said : Math.floor(Math.min(said ?? sent, sent) * 0.75);
           setBounded(learnedLimits, model, learned, MAX_LEARNED);
         }

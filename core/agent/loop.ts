@@ -1,4 +1,5 @@
 import { offeredTabs } from './offered-tabs';
+import { OfferedTools, sourceLabel } from './offered-tools';
 import type { AssistantMessage, ToolCall, ToolMessage } from '@/core/storage/db';
 import type { TraceSink } from '@/core/data/trace';
 import type { Said } from '@/core/i18n/catalog';
@@ -6,6 +7,7 @@ import { describeProviderError, type RunError } from './errors';
 import { callMetadata, toModelPrompt } from './history';
 import type { LoopOptions } from './loop-options';
 import type { Pricing, RequestTimings, Usage } from './provider';
+import type { ToolSpec } from '@/core/registry/types';
 import { LoopGuard, type CallSeen } from './loop-guard';
 import { runToolCall } from './tool-call';
 import { ToolQueue } from './tool-queue';
@@ -61,6 +63,11 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   // Where this run's requests go: tool calls' provider metadata is sent back there only.
   const modelOf = { type: client.config.type ?? 'openai-compatible', model: client.config.model };
   const news = new Announcements(transcript);
+  // The tools each request offers in full; the rest wait in the catalogue (offered-tools.ts).
+  const offer = new OfferedTools({
+    isFinder: (name) => Boolean(registry.describe(name)?.offersTools),
+    label: (spec) => sourceLabel(spec, registry.getPlugin(spec.pluginId)?.name),
+  });
   try {
     return await steps();
   } finally {
@@ -68,12 +75,13 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
   }
 
   /** Runs one call and keeps its result on its message, marked for the step's write. */
-  async function runOne(call: ToolCall, toolMessage: ToolMessage, writer: StepWriter): Promise<void> {
+  async function runOne(call: ToolCall, toolMessage: ToolMessage, writer: StepWriter, catalogue: readonly ToolSpec[]): Promise<void> {
     news.add(toolMessage, ANNOUNCE_WAIT_MS);
     const startedAt = performance.now();
     observer?.toolStarted(startedAt);
     const seen: Partial<CallSeen> = {};
-    let result = await runToolCall({ ...options, transcript: announcing(transcript, news) }, call, toolMessage, seen);
+    const toolContext = { ...options.toolContext, catalogue };
+    let result = await runToolCall({ ...options, toolContext, transcript: announcing(transcript, news) }, call, toolMessage, seen);
     const repeat = guard.after({ name: call.name, input: call.input, readsPage: Boolean(seen.readsPage), acting: Boolean(seen.acting), tab: seen.tab }, result);
     if (repeat.notice) result = { ...result, notice: [result.notice, repeat.notice].filter(Boolean).join('\n\n') };
     looping ??= repeat.stop;
@@ -114,6 +122,8 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
       // package's pipeline takes about a millisecond to end a stream): see `ToolQueue`.
       const writer = new StepWriter(transcript, STEP_WRITE_DELAY_MS);
       const queue = new ToolQueue();
+      // What the agent may use now; the request offers part of it (the rest is found when needed).
+      const available = registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId));
       // Each call's message, prepared in the order asked (their places in the conversation follow it).
       const preparing: Array<Promise<ToolMessage>> = [];
       const startCall = (call: ToolCall) => {
@@ -148,13 +158,14 @@ export async function runAgentLoop(options: LoopOptions): Promise<LoopOutcome> {
           writer.mark(assistant, toolMessage);
           writer.later();
           news.add(assistant);
-          await runOne(call, toolMessage, writer);
+          await runOne(call, toolMessage, writer, available);
         });
       };
       try {
         for await (const event of client.stream({
           prompt: toModelPrompt(system, history, modelOf),
-          tools: registry.listTools(options.allow, await offeredTabs(registry, history, options.toolContext?.tabId)),
+          tools: offer.of(available, history),
+          callable: available,
           signal,
           timings,
           beforeSend: pendingWrite,

@@ -223,7 +223,8 @@ let counter = 0;
  * rest is passed on as text.
  */
 export async function* promptedStream(client: ModelClient, request: ModelRequest): AsyncGenerator<ModelEvent> {
-  const names = new Set(request.tools.map((t) => t.name));
+  // A call of a tool not offered (still in the catalogue) is read too: it runs, and is offered next.
+  const names = new Set((request.callable ?? request.tools).map((t) => t.name));
   let text = '';
   let emitted = 0;
   let finish: ModelEvent | undefined;

@@ -81,7 +81,13 @@ export interface RequestTimings {
 export interface ModelRequest {
   /** The conversation in the provider-level prompt format, system message first (see history.ts). */
   prompt: LanguageModelV3Prompt;
-  tools: ToolSpec[];
+  /** The tools offered in full with this request. */
+  tools: readonly ToolSpec[];
+  /**
+   * Every tool the model may call at this step, offered or still in the catalogue
+   * (`core/agent/offered-tools.ts`): a call of one not offered runs too. Default: `tools`.
+   */
+  callable?: readonly ToolSpec[];
   signal: AbortSignal;
   timings?: RequestTimings;
   /** Awaited right before the request leaves: lets the caller's writes overlap request building. */

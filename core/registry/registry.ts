@@ -436,6 +436,8 @@ function toSpec(plugin: Plugin, tool: ToolDefinition): ToolSpec {
     ...(plugin.scope ? { origin: plugin.scope.origin } : {}),
     ...(tool.concurrent && plugin.source === 'builtin' ? { concurrent: true } : {}),
     ...(tool.prepare && plugin.source === 'builtin' ? { prepare: tool.prepare } : {}),
+    ...(tool.alwaysOffered && plugin.source === 'builtin' ? { alwaysOffered: true as const } : {}),
+    ...(tool.offersTools && plugin.source === 'builtin' ? { offersTools: true as const } : {}),
   };
 }
 

@@ -45,6 +45,11 @@ export interface ToolContext<Service = unknown> {
    * Set by the registry for every call it runs.
    */
   waitForUser?: <T>(work: Promise<T>) => Promise<T>;
+  /**
+   * Every tool this call's agent may use at this step, offered to the model or still in the
+   * catalogue (for a tool that finds tools, `ToolDefinition.offersTools`). Set by the agent loop.
+   */
+  catalogue?: readonly ToolSpec[];
   /** What the plugin's `setup` returned as its service (undefined for plugins without one). */
   service: Service;
 }
@@ -172,6 +177,18 @@ export interface ToolDefinition<Input = any, Output = unknown, Service = any> {
   concurrent?: boolean;
   /** Folds one live activity event into the record kept on the tool message (see `reportActivity`). */
   reduceActivity?: (record: unknown, event: unknown) => unknown;
+  /**
+   * Offered to the model in every request (the small core set a plugin chooses: reading the
+   * page, the common actions). Every other tool waits in the catalogue until a tool that finds
+   * tools finds it, or the model calls it by name (`core/agent/offered-tools.ts`). Built-in only.
+   */
+  alwaysOffered?: boolean;
+  /**
+   * A tool that finds tools: the names in its result's `output.tools[].name` are offered to the
+   * model in full from the next step of the run (`core/agent/offered-tools.ts`). Offered always.
+   * While no enabled tool finds tools, every tool is offered in every request. Built-in tools only.
+   */
+  offersTools?: boolean;
 }
 
 /** A named group of tools, exactly as the seed defines it. */
@@ -226,6 +243,10 @@ export interface ToolSpec {
   concurrent?: boolean;
   /** Built-in tools: the tool's `prepare` (for judging calls read back from the history). */
   prepare?: (input: any) => unknown;
+  /** Built-in tools: offered in every request (`ToolDefinition.alwaysOffered`). */
+  alwaysOffered?: true;
+  /** Built-in tools: its results name tools to offer (`ToolDefinition.offersTools`). */
+  offersTools?: true;
   annotations: ToolAnnotations;
 }
 
