@@ -375,6 +375,10 @@ export interface RunUsage {
   answers: number;
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, read from the provider's prompt cache: set when an answer's provider said some. */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, written to the provider's prompt cache: set when an answer's provider said some. */
+  cacheWriteTokens?: number;
   /** Set when at least one answer had a cost estimate. */
   costUsd?: number;
 }
@@ -385,12 +389,21 @@ export function shownText(streamed: ReadonlyMap<string, string>, message: { id: 
 }
 
 function sameUsage(a: RunUsage, b: RunUsage): boolean {
-  return a.answers === b.answers && a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.costUsd === b.costUsd;
+  return (
+    a.answers === b.answers &&
+    a.inputTokens === b.inputTokens &&
+    a.outputTokens === b.outputTokens &&
+    a.cachedInputTokens === b.cachedInputTokens &&
+    a.cacheWriteTokens === b.cacheWriteTokens &&
+    a.costUsd === b.costUsd
+  );
 }
 
 function addUsage(total: RunUsage, usage: Usage | undefined): void {
   if (!usage) return;
   total.inputTokens += usage.inputTokens ?? 0;
   total.outputTokens += usage.outputTokens ?? 0;
+  if (usage.cachedInputTokens) total.cachedInputTokens = (total.cachedInputTokens ?? 0) + usage.cachedInputTokens;
+  if (usage.cacheWriteTokens) total.cacheWriteTokens = (total.cacheWriteTokens ?? 0) + usage.cacheWriteTokens;
   if (usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + usage.costUsd;
 }

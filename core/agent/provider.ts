@@ -56,8 +56,13 @@ export type ModelEvent =
   | { type: 'finish'; finishReason: string; usage?: Usage; by?: Said };
 
 export interface Usage {
+  /** Every input token, those read from or written to the provider's prompt cache included. */
   inputTokens?: number;
   outputTokens?: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache (billed lower), where it says. */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache (Anthropic bills them higher), where it says. */
+  cacheWriteTokens?: number;
   /** Estimated cost in US dollars, where the provider profile has prices. */
   costUsd?: number;
 }

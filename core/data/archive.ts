@@ -63,6 +63,8 @@ function buildArchiveSchema() {
   const usage = z.object({
     inputTokens: z.number().finite().nonnegative().optional(),
     outputTokens: z.number().finite().nonnegative().optional(),
+    cachedInputTokens: z.number().finite().nonnegative().optional(),
+    cacheWriteTokens: z.number().finite().nonnegative().optional(),
     costUsd: z.number().finite().nonnegative().optional(),
   });
 

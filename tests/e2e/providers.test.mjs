@@ -69,6 +69,13 @@ for (const browserName of selectedBrowsers()) {
         await options.close();
 
         server.queue([{ text: 'Let me look at your tabs.', toolCalls: [{ name: 'list_tabs', arguments: {} }] }]);
+        if (c.server === 'anthropic') {
+          // The final answer reads most of its prompt from the cache (Anthropic's own usage fields).
+          const queued = server.setScript(async (request) => {
+            const reply = await queued(request);
+            return reply.toolCalls?.length ? reply : { ...reply, usage: { prompt_tokens: 34, completion_tokens: 5, cache_read_input_tokens: 1200 } };
+          });
+        }
         const sidebar = await openSidebar(h);
         await sidebar.click('button', 'New conversation');
         await sendMessage(sidebar, 'Which tabs do I have open?');
@@ -86,7 +93,23 @@ for (const browserName of selectedBrowsers()) {
         const toolResult = chats[1].messages.find((m) => m.role === 'tool');
         assert.ok(toolResult, 'the second request carries the tool result');
         assert.match(toolResult.content, /Sidequest test page — Alpha/);
-        if (c.server === 'anthropic') assert.equal(chats[0].headers['anthropic-dangerous-direct-browser-access'], 'true');
+        if (c.server === 'anthropic') {
+          assert.equal(chats[0].headers['anthropic-dangerous-direct-browser-access'], 'true');
+          // Cache breakpoints (issue 40): the last tool, the instructions, the conversation so far.
+          const ephemeral = { type: 'ephemeral' };
+          assert.deepEqual(chats[0].body.tools.at(-1).cache_control, ephemeral);
+          assert.ok(chats[0].body.tools.slice(0, -1).every((t) => !t.cache_control), 'only the last tool is marked');
+          assert.deepEqual(chats[0].body.system.at(-1).cache_control, ephemeral);
+          assert.deepEqual(chats[0].body.messages.at(-1).content.at(-1).cache_control, ephemeral);
+          const result = chats[1].body.messages.at(-1).content.at(-1);
+          assert.equal(result.type, 'tool_result');
+          assert.deepEqual(result.cache_control, ephemeral);
+          // The sidebar's Usage shows the cached share of the input.
+          await sidebar.evaluate(() => [...document.querySelectorAll('article.assistant .details .link')].filter((b) => b.textContent === 'Usage').at(-1).click());
+          await sidebar.waitForText('1,234 tokens in (1,200 cached) · 5 out');
+        } else {
+          assert.ok(!JSON.stringify(chats.map((r) => r.body)).includes('cache_control'), 'no cache markers but for Anthropic');
+        }
         if (c.server === 'ollama') assert.deepEqual(chats[0].body.options, { num_ctx: 16384 });
         if (c.key && c.server !== 'openai') {
           const header = c.server === 'anthropic' ? 'x-api-key' : 'x-goog-api-key';

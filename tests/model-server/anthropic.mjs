@@ -85,7 +85,7 @@ export function startAnthropicServer(options = {}) {
     const id = `msg_${ctx.nextId()}`;
     const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
     await send('message_start', {
-      message: { id, type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 } },
+      message: { id, type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1, ...cacheUsage(usage) } },
     });
     await send('ping', {});
     let index = 0;
@@ -135,6 +135,17 @@ export function startAnthropicServer(options = {}) {
     await send('message_stop', {});
     res.end();
   }, (port) => `http://127.0.0.1:${port}/v1`);
+}
+
+/**
+ * The prompt cache's fields of `message_start`'s usage, where the reply names them: Anthropic
+ * counts them apart from `input_tokens` (the tokens read without the cache).
+ */
+function cacheUsage(usage) {
+  const out = {};
+  if (usage.cache_read_input_tokens !== undefined) out.cache_read_input_tokens = usage.cache_read_input_tokens;
+  if (usage.cache_creation_input_tokens !== undefined) out.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  return out;
 }
 
 function sendError(res, kind) {

@@ -98,7 +98,7 @@ export function startGeminiServer(options = {}) {
     const send = async (parts, last) => {
       const chunk = {
         candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
-        usageMetadata: { promptTokenCount: usage.prompt_tokens, ...(last ? { candidatesTokenCount: usage.completion_tokens, totalTokenCount: usage.prompt_tokens + usage.completion_tokens } : { totalTokenCount: usage.prompt_tokens }) },
+        usageMetadata: { promptTokenCount: usage.prompt_tokens, ...(usage.prompt_tokens_details && { cachedContentTokenCount: usage.prompt_tokens_details.cached_tokens }), ...(last ? { candidatesTokenCount: usage.completion_tokens, totalTokenCount: usage.prompt_tokens + usage.completion_tokens } : { totalTokenCount: usage.prompt_tokens }) },
         modelVersion: match[1],
         responseId: `resp-${ctx.nextId()}`,
       };

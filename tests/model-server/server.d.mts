@@ -22,7 +22,18 @@ export interface Reply {
   chunks?: string[];
   /** Paces `chunks` at this many characters per second (absolute schedule). */
   charsPerSecond?: number;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * In Chat Completions' terms; `prompt_tokens_details.cached_tokens` is sent as it is (Gemini's
+   * server: `cachedContentTokenCount`), Anthropic's server sends its own cache fields as named
+   * (its `prompt_tokens` is `input_tokens`, the tokens read without the cache).
+   */
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
 }
 export interface ScriptRequest {
   body: any;

@@ -22,7 +22,8 @@ import http from 'node:http';
  *   delayMs?: number,
  *   chunks?: string[],
  *   charsPerSecond?: number,
- *   usage?: { prompt_tokens: number, completion_tokens: number },
+ *   usage?: { prompt_tokens: number, completion_tokens: number, prompt_tokens_details?: { cached_tokens: number },
+ *     cache_read_input_tokens?: number, cache_creation_input_tokens?: number },
  * }} Reply
  * @typedef {{
  *   body: any,

@@ -152,6 +152,16 @@ describe('chat store', () => {
     expect(chat.runUsage.get('m4')).toMatchObject({ answers: 2, inputTokens: 50, outputTokens: 2 });
   });
 
+  it("a run's totals add up the prompt cache's tokens where answers reported them", async () => {
+    const chat = useChatStore();
+    await chat.init();
+    const emit = background.onEvent!;
+    emit({ type: 'message', message: assistant('m1', 1, 'step one', { usage: { inputTokens: 1200, outputTokens: 1, cacheWriteTokens: 1000 } }) });
+    expect(chat.runUsage.get('m1')).toEqual({ answers: 1, inputTokens: 1200, outputTokens: 1, cacheWriteTokens: 1000 });
+    emit({ type: 'message', message: assistant('m2', 2, 'step two', { usage: { inputTokens: 1300, outputTokens: 1, cachedInputTokens: 1000, cacheWriteTokens: 100 } }) });
+    expect(chat.runUsage.get('m2')).toEqual({ answers: 2, inputTokens: 2500, outputTokens: 2, cachedInputTokens: 1000, cacheWriteTokens: 1100 });
+  });
+
   it('a sidebar opened mid-stream shows the whole text: its snapshot, then the joined deltas from the background', async () => {
     const { DeltaCoalescer } = await import('@/core/background/delta-coalescer');
     let time = 0;

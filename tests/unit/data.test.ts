@@ -33,7 +33,7 @@ async function importSettingsFile(db: ReturnType<typeof openDb>, text: string) {
 async function seed(store: ConversationStore, title = 'Tabs') {
   const c = await store.create(title);
   await store.append({ role: 'user', conversationId: c.id, text: 'Which tabs?' });
-  await store.append({ role: 'assistant', conversationId: c.id, text: 'Looking.', status: 'complete', toolCalls: [{ id: 'call_1', name: 'agent', input: { task: 'x' } }], usage: { inputTokens: 10, outputTokens: 5 } });
+  await store.append({ role: 'assistant', conversationId: c.id, text: 'Looking.', status: 'complete', toolCalls: [{ id: 'call_1', name: 'agent', input: { task: 'x' } }], usage: { inputTokens: 10, outputTokens: 5, cachedInputTokens: 6, cacheWriteTokens: 2 } });
   await store.append({ role: 'tool', conversationId: c.id, toolCallId: 'call_1', toolName: 'agent', input: { task: 'x' }, status: 'done', result: { ok: true, output: { answer: 'two' }, notice: REPEAT_NOTICE }, activity: { steps: [{ tool: 'list_tabs', status: 'done' }] } });
   await store.append({ role: 'assistant', conversationId: c.id, text: 'Two tabs.', status: 'complete', toolCalls: [] });
   return store.getOrThrow(c.id);

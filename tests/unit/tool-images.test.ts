@@ -215,7 +215,8 @@ describe('tool images on each provider’s wire', () => {
     await send({ type: 'anthropic', baseUrl: servers.anthropic!.url, model: 'claude-scripted', apiKey: 'k', toolMode: 'prompted' }, prompt(), true);
     const last = body('anthropic').messages.at(-1);
     expect(last.content[0].text).toContain('Tool result (snap)');
-    expect(last.content).toContainEqual({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: JPEG } });
+    // The last block carries the request's cache breakpoint (anthropic-cache.ts).
+    expect(last.content).toContainEqual({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: JPEG }, cache_control: { type: 'ephemeral' } });
     await send({ type: 'ollama', baseUrl: servers.ollama!.url, model: 'llava', toolMode: 'prompted' }, prompt(), true);
     expect(body('ollama').messages.at(-1)).toMatchObject({ role: 'user', images: [JPEG] });
     await send({ type: 'ollama', baseUrl: servers.ollama!.url, model: 'llava', toolMode: 'prompted', images: 'no' }, prompt(), true);

@@ -1,5 +1,6 @@
 import type { ModelClient, ProviderConfig } from '../provider';
 import { anthropic } from './anthropic';
+import { cachePrompt, cacheTools } from './anthropic-cache';
 import { assertKeyTransport, fetchJson, trimUrl, type ModelInfo } from './common';
 import { defineProviderClient } from './client';
 import { createSdkClient } from './sdk';
@@ -18,6 +19,8 @@ export function createAnthropicClient(config: ProviderConfig): ModelClient {
     protocol: 'Anthropic Messages',
     model: async (fetch) =>
       (await import('@ai-sdk/anthropic')).createAnthropic({ baseURL: baseUrl(config), apiKey: config.apiKey ?? '', headers: BROWSER_HEADERS, fetch }).messages(config.model),
+    // Anthropic caches only what a request marks: tools, instructions and the conversation so far.
+    cache: { prompt: cachePrompt, tools: cacheTools },
   });
 }
 

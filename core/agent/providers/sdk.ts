@@ -1,7 +1,17 @@
-import { APICallError, InvalidResponseDataError, type LanguageModelV3, type LanguageModelV3StreamPart, type SharedV3ProviderMetadata, type SharedV3ProviderOptions } from '@ai-sdk/provider';
+import {
+  APICallError,
+  InvalidResponseDataError,
+  type LanguageModelV3,
+  type LanguageModelV3FunctionTool,
+  type LanguageModelV3Prompt,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV3Usage,
+  type SharedV3ProviderMetadata,
+  type SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
 import { describeProviderError, ProviderError } from '../errors';
 import { traceRequest, traceResponse, type TraceSink } from '@/core/data/trace';
-import type { ModelClient, ModelEvent, ModelRequest, ProviderConfig, RequestTimings } from '../provider';
+import type { ModelClient, ModelEvent, ModelRequest, ProviderConfig, RequestTimings, Usage } from '../provider';
 import type { ToolSpec } from '@/core/registry/types';
 
 export interface RequestHooks {
@@ -84,14 +94,13 @@ async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>, record?
   }
 }
 
-type FunctionTool = { type: 'function'; name: string; description: string; inputSchema: Record<string, unknown> };
 /** The SDK's form of a tool list, kept per list: the registry gives a run's steps the same list. */
-const functionToolsOf = new WeakMap<readonly ToolSpec[], FunctionTool[]>();
+const functionToolsOf = new WeakMap<readonly ToolSpec[], LanguageModelV3FunctionTool[]>();
 
-function functionTools(specs: readonly ToolSpec[]): FunctionTool[] {
+function functionTools(specs: readonly ToolSpec[]): LanguageModelV3FunctionTool[] {
   let tools = functionToolsOf.get(specs);
   if (!tools) {
-    tools = specs.map((spec) => ({ type: 'function' as const, name: spec.name, description: spec.description, inputSchema: spec.inputSchema as Record<string, unknown> }));
+    tools = specs.map((spec) => ({ type: 'function' as const, name: spec.name, description: spec.description, inputSchema: spec.inputSchema as LanguageModelV3FunctionTool['inputSchema'] }));
     functionToolsOf.set(specs, tools);
   }
   return tools;
@@ -118,6 +127,15 @@ export interface SdkClientOptions {
   toolCallMetadata?(metadata: SharedV3ProviderMetadata): SharedV3ProviderMetadata | undefined;
   /** True when the finish part shows the answer was cut short (a stream that ended without its last event). */
   incomplete?(finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }>): boolean;
+  /**
+   * Marks what the provider caches only where told (Anthropic's cache breakpoints,
+   * `anthropic-cache.ts`); returns copies, never changes what it is given (the history's cache
+   * shares the prompt's messages, the tool list is the registry's).
+   */
+  cache?: {
+    prompt(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt;
+    tools(tools: readonly LanguageModelV3FunctionTool[]): LanguageModelV3FunctionTool[];
+  };
 }
 
 /**
@@ -132,14 +150,19 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
   const build = () => (built ??= options.model(timedFetch(() => hooks, options.lastEvent)));
 
   async function open(request: ModelRequest) {
-    const tools = functionTools(request.tools);
+    let tools = functionTools(request.tools);
+    let prompt = request.prompt;
+    if (options.cache) {
+      tools = options.cache.tools(tools);
+      prompt = options.cache.prompt(prompt);
+    }
     const model = await build();
     const providerOptions = await options.providerOptions?.();
     for (let attempt = 0; ; attempt++) {
       hooks = { timings: request.timings, beforeSend: request.beforeSend, sent: request.sent, trace: request.trace };
       try {
         return await model.doStream({
-          prompt: request.prompt,
+          prompt,
           tools: tools.length ? tools : undefined,
           abortSignal: request.signal,
           providerOptions,
@@ -191,7 +214,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
             yield {
               type: 'finish',
               finishReason: reason,
-              usage: { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total },
+              usage: usageOf(part.usage),
             };
           } else if (part.type === 'error') {
             failure ??= part.error;
@@ -266,6 +289,23 @@ function wholeObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The usage a package reports, in Sidequest's terms. `inputTokens` is every token read, from the
+ * cache or not; the cache's share is kept where the provider reported one (Anthropic's
+ * `cache_read_input_tokens` and `cache_creation_input_tokens`, Chat Completions'
+ * `prompt_tokens_details.cached_tokens`, Gemini's `cachedContentTokenCount`). The packages say 0
+ * where the provider said nothing, so 0 is left out.
+ */
+export function usageOf(usage: LanguageModelV3Usage): Usage {
+  const { total, cacheRead, cacheWrite } = usage.inputTokens;
+  return {
+    inputTokens: total,
+    outputTokens: usage.outputTokens.total,
+    ...(cacheRead ? { cachedInputTokens: cacheRead } : {}),
+    ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}),
+  };
 }
 
 /** Tool-call arguments arrive as a JSON string; an empty one means no arguments. */

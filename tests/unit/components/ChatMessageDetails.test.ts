@@ -4,6 +4,8 @@ import { afterEach, describe, expect, test } from 'vitest';
 import ChatMessageDetails from '@/components/chat/ChatMessageDetails.vue';
 import ChatRunStatus from '@/components/chat/ChatRunStatus.vue';
 import { RUN_USAGE } from '@/components/chat/run-usage';
+import type { Usage } from '@/core/agent/provider';
+import type { RunUsage } from '@/stores/chat';
 import { setLocale } from '@/core/ui/i18n';
 import { assistantMessage, conversation } from './fixtures';
 
@@ -25,6 +27,28 @@ describe('ChatMessageDetails and ChatRunStatus in every language', () => {
       '4 answers · 40 tokens in · 20 out · ≈ $0.5000',
     ]);
     expect((await usage({ answers: 1, inputTokens: 1, outputTokens: 1 }))[1]).toBe('1 answer · 1 tokens in · 1 out');
+  });
+
+  test('the prompt cache: tokens read from it and written to it, for the answer and the run', async () => {
+    const lines = async (usage: Usage, run: RunUsage) => {
+      const wrapper = mount(ChatMessageDetails, {
+        props: { message: assistantMessage({ usage }) },
+        global: { provide: { [RUN_USAGE as symbol]: () => run } },
+      });
+      await wrapper.findAll('button')[0]!.trigger('click');
+      return wrapper.findAll('dd').map((d) => d.text());
+    };
+    expect(await lines({ inputTokens: 1234, outputTokens: 5, cachedInputTokens: 1000 }, { answers: 2, inputTokens: 2000, outputTokens: 9, cachedInputTokens: 1000, cacheWriteTokens: 900 })).toEqual([
+      '1,234 tokens in (1,000 cached) · 5 out',
+      '2 answers · 2,000 tokens in (1,000 cached, 900 written to the cache) · 9 out',
+    ]);
+    expect((await lines({ inputTokens: 1100, outputTokens: 5, cacheWriteTokens: 1000, costUsd: 0.01 }, { answers: 1, inputTokens: 1, outputTokens: 1 }))[0]).toBe(
+      '1,100 tokens in (1,000 written to the cache) · 5 out · ≈ $0.0100',
+    );
+    setLocale('zh-CN');
+    expect((await lines({ inputTokens: 1234, outputTokens: 5, cachedInputTokens: 1000 }, { answers: 1, inputTokens: 1, outputTokens: 1 }))[0]).toBe(
+      '输入 1,234 token（1,000 来自缓存）· 输出 5',
+    );
   });
 
   test('Hebrew: the dual for two answers, the Usage button translated', async () => {
