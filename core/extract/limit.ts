@@ -26,11 +26,11 @@ export function limitText(text: string, maxLength?: number): { text: string; tru
 export const READING_OPTIONS = {
   prompt: {
     type: 'string',
-    description: 'What to get out of the page. When given, the content is summarized by the model under this prompt and only the summary is returned.',
+    description: 'Return only a summary for this prompt.',
   },
   max_length: {
     type: 'integer',
     minimum: 1,
-    description: `Maximum characters of content to return (default ${DEFAULT_MAX_LENGTH}, at most ${MAX_LENGTH_CAP}); truncated says whether it was cut.`,
+    description: `Default ${DEFAULT_MAX_LENGTH}, at most ${MAX_LENGTH_CAP}.`,
   },
 } as const;

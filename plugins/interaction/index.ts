@@ -14,7 +14,7 @@ export const interactionPlugin = definePlugin<QuestionDesk>({
     defineTool<FromSchema<typeof interactionSchemas.ask_user>, AskOutcome, QuestionDesk>({
       name: 'ask_user',
       description:
-        'Ask the user a question in the sidebar and wait for the answer. With options it is a choice (several answers with multiple: true), else free text. Use it when you cannot go on without the user\'s decision or information; do not ask what you can find out yourself. Returns {answer}; {answer: null, reason: "timeout"} after 5 minutes without an answer, or reason "skipped" when the user declined to answer.',
+        'Ask the user a question in the sidebar and wait for the answer (null after 5 minutes or if skipped), only when you cannot go on without it.',
       inputSchema: interactionSchemas.ask_user,
       // The answer is the user's own words, like their messages: not a private read.
       annotations: { readOnly: true, destructive: false, openWorld: false, interactive: true, privateData: false },

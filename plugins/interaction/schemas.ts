@@ -5,15 +5,15 @@ export const interactionSchemas = {
   ask_user: {
     type: 'object',
     properties: {
-      question: { type: 'string', minLength: 1, maxLength: 2000, description: 'The question, in the user\'s language.' },
+      question: { type: 'string', minLength: 1, maxLength: 2000, description: 'In the user\'s language.' },
       options: {
         type: 'array',
         items: { type: 'string', minLength: 1, maxLength: 200 },
         minItems: 1,
         maxItems: 20,
-        description: 'Answers to choose from; without options the user answers in free text.',
+        description: 'Answers to choose from; none: free text.',
       },
-      multiple: { type: 'boolean', default: false, description: 'With options: whether several may be picked (default false).' },
+      multiple: { type: 'boolean', default: false, description: 'Several may be picked.' },
     },
     required: ['question'],
     additionalProperties: false,

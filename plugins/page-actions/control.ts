@@ -383,7 +383,7 @@ export const controlTools: ToolDefinition<any, any, PageActionsService>[] = [
   defineTool<FromSchema<typeof pageActionsSchemas.hand_over>, HandOverResult, PageActionsService>({
     name: 'hand_over',
     description:
-      'Hand the tab to the user and wait until they press Resume: for what only they can or should do (sign in, a CAPTCHA, a payment, a choice that is theirs). Say in `reason` what they should do. The page shows the reason and the sidebar a Resume button; the run waits (up to 30 minutes). Returns {resumed, url, title, outline}: the page as it is after the user had it; go on from there. Do not use it to ask a question (use a question tool) or for things you can do yourself.',
+      'Hand the tab to the user for what only they should do (sign in, a CAPTCHA, a payment, their choice) and wait up to 30 minutes for Resume; returns the page as they left it. Not for questions or what you can do yourself.',
     inputSchema: pageActionsSchemas.hand_over,
     // It does nothing to the page itself: the user does. It waits for a person.
     annotations: {

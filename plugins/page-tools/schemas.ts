@@ -7,7 +7,7 @@ export const pageToolsSchemas = {
     properties: {
       tab_id: {
         type: 'integer',
-        description: 'The tab to ask. Default: the tab the user is on, and the list covers the tabs in play (that tab and the tabs this conversation has used).',
+        description: 'The tab to ask; default: the user\'s tab and the tabs this conversation used.',
       },
     },
     additionalProperties: false,

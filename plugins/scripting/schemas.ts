@@ -10,14 +10,14 @@ export const scriptingSchemas = {
         minLength: 1,
         maxLength: 100_000,
         description:
-          'JavaScript: a single expression (its value is returned), or the body of an async function (use return; await is allowed).',
+          'One expression (its value is returned) or an async function body (use return).',
       },
       target: {
         type: 'string',
         enum: ['page', 'sandbox'],
-        description: '"page": the tab\'s main world (its DOM, variables and functions). "sandbox": pure computation, no DOM, page or network.',
+        description: '"page": the tab\'s main world (DOM, variables, functions); "sandbox": pure computation, no DOM, network or timers, 5 s at most.',
       },
-      tab_id: { type: 'integer', description: 'target "page": the tab to run in (default: the active tab). Ignored for the sandbox.' },
+      tab_id: { type: 'integer', description: 'For "page"; default: the active tab.' },
     },
     required: ['code', 'target'],
     additionalProperties: false,

@@ -17,7 +17,7 @@ export const skillsPlugin = definePlugin<SkillsService>({
     defineTool<FromSchema<typeof skillsSchemas.save_skill>, { proposed: true; steps: number; message: string }, SkillsService>({
       name: 'save_skill',
       description:
-        'Propose to keep the tool calls of this conversation\'s run so far as a reusable skill the user can run again with /name (without you). The user reviews and saves it in a form; nothing is saved until they do.',
+        'Propose saving this run\'s tool calls as a skill the user can rerun with /name without you; they review it and decide.',
       inputSchema: skillsSchemas.save_skill,
       // It only opens a form in the sidebar: the user saves, or not.
       annotations: { readOnly: false, destructive: false, openWorld: false, privateData: false },

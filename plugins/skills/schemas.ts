@@ -5,17 +5,17 @@ export const skillsSchemas = {
   save_skill: {
     type: 'object',
     properties: {
-      name: { type: 'string', description: 'A short name for /name: lowercase letters, digits and dashes, e.g. "weekly-report".', maxLength: 40 },
-      description: { type: 'string', description: 'One sentence: what the skill does.', maxLength: 300 },
+      name: { type: 'string', description: 'For /name: lowercase letters, digits, dashes ("weekly-report").', maxLength: 40 },
+      description: { type: 'string', description: 'One sentence: what it does.', maxLength: 300 },
       params: {
         type: 'array',
-        description: 'Values of this run that should be asked for each time (e.g. a date or a search query), with a name for each.',
+        description: 'Values of this run to ask for each time (a date, a query), each named.',
         maxItems: 10,
         items: {
           type: 'object',
           properties: {
             name: { type: 'string', maxLength: 30 },
-            value: { type: 'string', description: 'The value it had in this run, exactly as it appears in the tool calls.', maxLength: 500 },
+            value: { type: 'string', description: 'As it appears in this run\'s tool calls.', maxLength: 500 },
           },
           required: ['name', 'value'],
           additionalProperties: false,

@@ -61,7 +61,7 @@ export const subagentsPlugin = definePlugin<SubAgentServices>({
       defineTool<FromSchema<typeof subagentsSchemas.agent>, SubAgentResult, SubAgentServices>({
         name: 'agent',
         description:
-          'Start a sub-agent for a self-contained sub-task and get its final answer. It has its own context (it sees only prompt) and the tools of its type: "researcher" (read-only tools: searching and reading the web, reading tabs and files), "page_operator" (tools that work on tabs and their pages: opening, reading, scripts, the pages\' own tools), "general" (all tools). It cannot ask the user or start agents. With tab_id it works in that tab. Several agent calls in one step run at the same time.',
+          'Run a sub-agent with its own context on a sub-task and get its answer; it cannot ask the user or start agents, and agent calls of one step run in parallel.',
         inputSchema: subagentsSchemas.agent,
         timeoutMs: SUB_AGENT_TIMEOUT_MS,
         concurrent: true,

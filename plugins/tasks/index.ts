@@ -38,7 +38,7 @@ export const tasksPlugin = definePlugin<TaskBoard>({
     defineTool<FromSchema<typeof tasksSchemas.create_task>, TaskView, TaskBoard>({
       name: 'create_task',
       description:
-        'Add a task to your to-do list for this conversation (status "pending"). Use it to plan work of several steps; the user sees the list. Returns the task with its task_id.',
+        'Add a pending task to this conversation\'s to-do list, which the user sees, to plan work of several steps.',
       inputSchema: tasksSchemas.create_task,
       annotations: OWN_LIST,
       async execute({ subject, description }, context) {
@@ -48,7 +48,7 @@ export const tasksPlugin = definePlugin<TaskBoard>({
     defineTool<FromSchema<typeof tasksSchemas.update_task>, TaskView, TaskBoard>({
       name: 'update_task',
       description:
-        'Change a task: mark it "in_progress" when you start it and "completed" when it is done, or change its subject or description.',
+        'Change a task: in_progress when you start it, completed when done, or a new subject or description.',
       inputSchema: tasksSchemas.update_task,
       annotations: OWN_LIST,
       async execute({ task_id, ...patch }, context) {
@@ -57,7 +57,7 @@ export const tasksPlugin = definePlugin<TaskBoard>({
     }),
     defineTool<FromSchema<typeof tasksSchemas.list_tasks>, TaskView[], TaskBoard>({
       name: 'list_tasks',
-      description: 'The short list of all tasks of this conversation: task_id, subject and status of each.',
+      description: 'List this conversation\'s tasks: task_id, subject and status.',
       inputSchema: tasksSchemas.list_tasks,
       // The conversation's own tasks, written by its agents: nothing private is read.
       annotations: { readOnly: true, destructive: false, openWorld: false, privateData: false },

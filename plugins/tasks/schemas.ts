@@ -5,8 +5,8 @@ export const tasksSchemas = {
   create_task: {
     type: 'object',
     properties: {
-      subject: { type: 'string', minLength: 1, description: 'A few words saying what is to be done.' },
-      description: { type: 'string', description: 'Details, if the subject is not enough.' },
+      subject: { type: 'string', minLength: 1, description: 'What to do, in a few words.' },
+      description: { type: 'string', description: 'Details, if needed.' },
     },
     required: ['subject'],
     additionalProperties: false,
@@ -14,10 +14,10 @@ export const tasksSchemas = {
   update_task: {
     type: 'object',
     properties: {
-      task_id: { type: 'string', minLength: 1, description: 'The id create_task or list_tasks gave, e.g. "2".' },
-      status: { type: 'string', enum: ['pending', 'in_progress', 'completed'], description: 'The new status.' },
-      subject: { type: 'string', minLength: 1, description: 'A new subject.' },
-      description: { type: 'string', description: 'A new description ("" removes it).' },
+      task_id: { type: 'string', minLength: 1 },
+      status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
+      subject: { type: 'string', minLength: 1 },
+      description: { type: 'string', description: '"" removes it.' },
     },
     required: ['task_id'],
     additionalProperties: false,

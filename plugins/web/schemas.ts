@@ -6,7 +6,7 @@ export const webSchemas = {
   web_fetch: {
     type: 'object',
     properties: {
-      url: { type: 'string', minLength: 1, description: 'The http:// or https:// URL to fetch.' },
+      url: { type: 'string', minLength: 1, description: 'http(s) URL.' },
       ...READING_OPTIONS,
     },
     required: ['url'],
@@ -15,8 +15,8 @@ export const webSchemas = {
   web_search: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, description: 'The search words.' },
-      max_results: { type: 'number', description: 'How many results to return: default 5, at most 10 (larger values give 10).' },
+      query: { type: 'string', minLength: 1 },
+      max_results: { type: 'number', description: 'Default 5, at most 10.' },
     },
     required: ['query'],
     additionalProperties: false,

@@ -36,7 +36,7 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
       defineTool<FromSchema<typeof workspaceSchemas.opfs_write>, unknown, WorkspaceService>({
         name: 'opfs_write',
         description:
-          'Write a file in the workspace (a private folder in the browser), creating its folders. content is text, or a data: URL for binary data. An existing file is replaced whole; the write is atomic. Returns the path, size in bytes and whether the file is new.',
+          'Write a file in the workspace (a private folder in the browser), creating folders and replacing any existing file.',
         inputSchema: workspaceSchemas.opfs_write,
         // Replaces a file whole: what was there is gone.
         annotations: {
@@ -57,7 +57,7 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
       defineTool<FromSchema<typeof workspaceSchemas.opfs_read>, ReadResult, WorkspaceService>({
         name: 'opfs_read',
         description:
-          'Read a workspace file. By default text files return their text and binary files a blob URL (mode "text" or "blob" forces one). A text over 200 lines must be read in pages: offset (first line, from 1) and limit (lines, at most 200); the result gives total_lines and next_offset.',
+          'Read a workspace file; a text over 200 lines is read in pages (offset, limit; the result gives next_offset).',
         inputSchema: workspaceSchemas.opfs_read,
         annotations: { readOnly: true, destructive: false, openWorld: false },
         async execute({ path, mode = 'auto', offset, limit }, { service: { workspace, blobUrl } }) {
@@ -85,7 +85,7 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
       }),
       defineTool<FromSchema<typeof workspaceSchemas.opfs_list>, unknown, WorkspaceService>({
         name: 'opfs_list',
-        description: 'List a workspace folder (the root by default): each entry\'s name, path, kind (file or directory), and for files size and last change.',
+        description: 'List a workspace folder: name, path, kind, size and last change of each entry.',
         inputSchema: workspaceSchemas.opfs_list,
         annotations: { readOnly: true, destructive: false, openWorld: false },
         async execute({ path }, { service: { workspace } }) {
@@ -104,7 +104,7 @@ export const workspacePlugin = definePlugin<WorkspaceService>({
       }),
       defineTool<FromSchema<typeof workspaceSchemas.opfs_delete>, unknown, WorkspaceService>({
         name: 'opfs_delete',
-        description: 'Delete a workspace file, or a folder with everything in it. This cannot be undone.',
+        description: 'Delete a workspace file or folder for good.',
         inputSchema: workspaceSchemas.opfs_delete,
         annotations: { readOnly: false, destructive: true, openWorld: false },
         async execute({ path }, { service: { workspace, changed } }) {

@@ -4,7 +4,7 @@ const path = {
   type: 'string',
   minLength: 1,
   maxLength: 1024,
-  description: 'Path in the workspace, with "/" between folders, e.g. "notes/todo.md".',
+  description: 'Workspace path, e.g. "notes/todo.md".',
 } as const;
 
 /** Input schemas of the `workspace` plugin. */
@@ -15,7 +15,7 @@ export const workspaceSchemas = {
       path,
       content: {
         type: 'string',
-        description: 'The file\'s content: text, or a data: URL (data:image/png;base64,…) for binary data.',
+        description: 'Text, or a data: URL for binary data.',
       },
     },
     required: ['path', 'content'],
@@ -29,10 +29,10 @@ export const workspaceSchemas = {
         type: 'string',
         enum: ['text', 'blob', 'auto'],
         default: 'auto',
-        description: '"auto" (default): text files return their text, binary files a blob URL. "text" or "blob" forces one.',
+        description: '"auto": text for text files, a blob URL for binary ones.',
       },
-      offset: { type: 'integer', minimum: 1, description: 'Text only: the first line to read, counted from 1.' },
-      limit: { type: 'integer', minimum: 1, description: 'Text only: how many lines to read, at most 200.' },
+      offset: { type: 'integer', minimum: 1, description: 'Text: first line, from 1.' },
+      limit: { type: 'integer', minimum: 1, description: 'Text: lines to read, at most 200.' },
     },
     required: ['path'],
     additionalProperties: false,
@@ -40,14 +40,14 @@ export const workspaceSchemas = {
   opfs_list: {
     type: 'object',
     properties: {
-      path: { ...path, description: 'The folder to list; the workspace root by default.' },
+      path: { ...path, description: 'Folder; default: the root.' },
     },
     additionalProperties: false,
   },
   opfs_delete: {
     type: 'object',
     properties: {
-      path: { ...path, description: 'The file or folder to delete; a folder goes with everything in it.' },
+      path: { ...path, description: 'File or folder (with its contents).' },
     },
     required: ['path'],
     additionalProperties: false,
