@@ -102,19 +102,23 @@ interface Fitted {
 /**
  * The tools a request offers so that the instructions and tools (`fixed` tokens) leave the
  * conversation its room: all of them; else the core set (`alwaysOffered` and the tools that find
- * tools, `core/agent/offered-tools.ts`); else the finders alone. The first within `room`, else the
- * smallest within `most`; undefined when none is.
+ * tools, `core/agent/offered-tools.ts`) with as many of the others as fit, the last ones (the
+ * latest found) first; else the finders alone. The first within `room`, else the smallest
+ * within `most`; undefined when none is.
  */
 export function fewerTools(tools: readonly ToolSpec[], fixed: (tools: readonly ToolSpec[]) => number, room: number, most: number): readonly ToolSpec[] | undefined {
-  const tiers: Array<readonly ToolSpec[]> = [tools];
+  if (fixed(tools) <= room) return tools;
   const core = tools.filter((spec) => spec.alwaysOffered || spec.offersTools);
-  if (core.length < tools.length) tiers.push(core);
+  const rest = tools.filter((spec) => !spec.alwaysOffered && !spec.offersTools);
+  for (let keep = rest.length - 1; keep >= 0; keep--) {
+    const chosen = [...core, ...rest.slice(rest.length - keep)];
+    if (chosen.length && fixed(chosen) <= room) return chosen;
+  }
   const finders = core.filter((spec) => spec.offersTools);
-  if (finders.length && finders.length < core.length) tiers.push(finders);
-  const sizes = tiers.map(fixed);
-  const within = tiers.findIndex((_, i) => sizes[i]! <= room);
-  if (within >= 0) return tiers[within];
-  return sizes.at(-1)! <= most ? tiers.at(-1) : undefined;
+  if (finders.length && fixed(finders) <= room) return finders;
+  // Nothing leaves the conversation its room: the fewest that fit at all.
+  for (const tier of [finders, core, tools]) if (tier.length && fixed(tier) <= most) return tier;
+  return undefined;
 }
 
 /** Context windows learned from "context too long" errors, by provider type, address and model, for the background's life. */

@@ -40,8 +40,9 @@ export function sourceLabel(spec: ToolSpec, pluginName: string | undefined): str
  * With no finder among `available`, every tool is offered (nothing could find the rest).
  *
  * Read from the conversation itself, so a restarted worker offers what the run offered before.
- * The list keeps `available`'s order and is the same array while nothing changes, so the
- * request's prefix stays the same from step to step (the providers' prompt caches).
+ * The list gives the tools offered always in `available`'s order, then the others in the order
+ * the conversation named them, and is the same array while nothing changes, so the request's
+ * prefix stays the same from step to step (the providers' prompt caches).
  */
 export class OfferedTools {
   private readonly named = new Set<string>();
@@ -61,12 +62,18 @@ export class OfferedTools {
     this.scan(history);
     const small = smallSources(available);
     const offered: ToolSpec[] = [];
-    const waiting: ToolSpec[] = [];
+    const waiting = new Map<string, ToolSpec>();
     for (const spec of available) {
-      if (spec.alwaysOffered || spec.offersTools || this.named.has(spec.name) || small.has(spec.pluginId)) offered.push(spec);
-      if (!spec.alwaysOffered && !spec.offersTools && !small.has(spec.pluginId)) waiting.push(spec);
+      if (spec.alwaysOffered || spec.offersTools || small.has(spec.pluginId)) offered.push(spec);
+      else waiting.set(spec.name, spec);
     }
-    const note = this.options.label ? catalogueNote(waiting, this.options.label) : '';
+    // Then what was found or called, in the order it was (the latest last: the first to stay
+    // when a small window cannot take them all, `fewerTools` in context-window.ts).
+    for (const name of this.named) {
+      const spec = waiting.get(name);
+      if (spec) offered.push(spec);
+    }
+    const note = this.options.label ? catalogueNote([...waiting.values()], this.options.label) : '';
     const specs = offered.map((spec) => (spec.offersTools && note ? this.withNote(spec, note) : spec));
     if (this.last && sameSpecs(this.last, specs)) return this.last;
     this.last = Object.freeze(specs);

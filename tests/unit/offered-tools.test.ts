@@ -85,7 +85,7 @@ describe('the tools a request offers (core/agent/offered-tools.ts)', () => {
     const first = offer.of(r.listTools(), history);
     history.push(...found('c1', 'find_tools', ['opfs_write', 'no_such_tool']));
     const second = offer.of(r.listTools(), history);
-    expect(names(second)).toEqual(['read_page', 'click', 'opfs_write', 'find_tools', 'mcp_weather_now', 'mcp_weather_week']);
+    expect(names(second)).toEqual(['read_page', 'click', 'find_tools', 'mcp_weather_now', 'mcp_weather_week', 'opfs_write']);
     expect(second).not.toBe(first);
     // A call of a tool not offered (it ran): offered from the next step.
     history.push({ role: 'assistant', toolCalls: [{ id: 'c2', name: 'page7_item_3', input: {} }] } as unknown as StoredMessage);
@@ -163,12 +163,21 @@ describe('fitting the window with fewer tools (context-window.ts)', () => {
   const all = r.listTools();
   const size = (tools: readonly ToolSpec[]) => tools.length * 100;
 
-  it('all when they leave the room, else the core set, else the finders; none past the most', () => {
-    expect(fewerTools(all, size, 10_000, 20_000)).toBe(all);
-    expect(names(fewerTools(all, size, 300, 20_000)!)).toEqual(['read_page', 'click', 'find_tools']);
-    expect(names(fewerTools(all, size, 150, 20_000)!)).toEqual(['find_tools']);
-    expect(names(fewerTools(all, size, 50, 150)!)).toEqual(['find_tools']);
-    expect(fewerTools(all, size, 50, 90)).toBeUndefined();
+  it('all when they leave the room, else the core set with the latest found that fit, else the finders; none past the most', () => {
+    // read_page, click, find_tools offered always; the MCP server's two, then two found (latest last).
+    const offered = [...all.filter((s) => ['read_page', 'click', 'find_tools', 'mcp_weather_now', 'mcp_weather_week'].includes(s.name)), r.describe('opfs_read')!, r.describe('create_task')!];
+    expect(fewerTools(offered, size, 10_000, 20_000)).toBe(offered);
+    expect(names(fewerTools(offered, size, 500, 20_000)!)).toEqual(['read_page', 'click', 'find_tools', 'opfs_read', 'create_task']);
+    expect(names(fewerTools(offered, size, 400, 20_000)!)).toEqual(['read_page', 'click', 'find_tools', 'create_task']);
+    expect(names(fewerTools(offered, size, 300, 20_000)!)).toEqual(['read_page', 'click', 'find_tools']);
+    expect(names(fewerTools(offered, size, 150, 20_000)!)).toEqual(['find_tools']);
+    expect(names(fewerTools(offered, size, 50, 150)!)).toEqual(['find_tools']);
+    expect(fewerTools(offered, size, 50, 90)).toBeUndefined();
+    // No core set (no tool marked): the latest that leave the room, else all while they fit at all.
+    const bare = offered.map((s) => ({ ...s, alwaysOffered: undefined, offersTools: undefined }));
+    expect(names(fewerTools(bare, size, 200, 20_000)!)).toEqual(['opfs_read', 'create_task']);
+    expect(fewerTools(bare, size, 50, 20_000)).toBe(bare);
+    expect(fewerTools(bare, size, 50, 600)).toBeUndefined();
   });
 });
 

@@ -130,6 +130,8 @@ const ROWS: Row[] = [
   { label: 'create_task', tool: 'create_task', input: () => ({ subject: 'Read the mail' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'update_task', tool: 'update_task', input: () => ({ task_id: '1', status: 'completed' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'list_tasks', tool: 'list_tasks', input: () => ({}), expect: { ...ALLOW, taints: 'allow' } },
+  // ——— catalogue ——— (reads the list of tools: nothing of the user's)
+  { label: 'find_tools', tool: 'find_tools', input: () => ({ query: 'files' }), expect: { ...ALLOW, taints: 'allow' } },
   // Proposing a skill only opens the save form in the sidebar: the user saves, or not; it reads no site.
   { label: 'save_skill', tool: 'save_skill', input: () => ({ name: 'weekly-report', params: [{ name: 'date', value: '2026-12-07' }] }), expect: { ...ALLOW, taints: 'allow' } },
   {
