@@ -44,7 +44,7 @@ function files(dir) {
 
 /**
  * The tools a plugin folder defines (`name: '…'` followed by its description and inputSchema, in
- * its non-test files), each with the start of its description: text of ours alone, which the
+ * its non-test files), each with the start of its description (up to a `${…}`): text of ours alone, which the
  * build must not hold once the plugin is gone (a tool's name may also appear in a dependency, as
  * `web_search` does in Anthropic's SDK).
  */
@@ -53,7 +53,7 @@ function pluginTools(folder) {
   for (const file of files(path.join(ROOT, 'plugins', folder))) {
     if (file.endsWith('.test.ts')) continue;
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/name: '([a-z][a-z0-9_]*)',\s*\n\s*description:\s*(?:\n\s*)?['"`]([^'"`\\]{12,})[\s\S]{0,4000}?inputSchema:/g)) {
+    for (const m of text.matchAll(/name: '([a-z][a-z0-9_]*)',\s*\n\s*description:\s*(?:\n\s*)?['"`]([^'"`\\$]{12,})[\s\S]{0,4000}?inputSchema:/g)) {
       tools.set(m[1], m[2].slice(0, 60));
     }
   }

@@ -36,7 +36,8 @@ async function visionScript(req) {
     if (req.images.length) return { text: `I see ${req.images.length} image(s): ${req.images.map((i) => i.mediaType).join(', ')}.` };
     return { text: `I see no image. The tool said: ${contentText(req.last).slice(0, 2000)}` };
   }
-  if (/screenshot/.test(contentText(req.lastUser)) && req.toolNames.includes('screenshot')) {
+  // screenshot waits in the catalogue (issue 40): called by name, it runs all the same.
+  if (/screenshot/.test(contentText(req.lastUser))) {
     // Only the tab in front of its window can be captured.
     await beforeShot();
     return { toolCalls: [{ name: 'screenshot', arguments: { tab_id: shotTab }, thoughtSignature: SIGNATURE }] };
