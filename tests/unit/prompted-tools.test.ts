@@ -130,6 +130,26 @@ describe('streaming prompted answers', () => {
     }
     expect(text).toBe(pieces.join('').trimEnd());
   });
+
+  it('describes only the tools offered, and reads a call of one still in the catalogue (issue 40)', async () => {
+    const { promptedStream } = await import('@/core/agent/prompted-tools');
+    const offered = { name: 'list_tabs', description: 'Tabs.', inputSchema: { type: 'object' } } as never;
+    const waiting = { name: 'list_tasks', description: 'Tasks.', inputSchema: { type: 'object' } } as never;
+    let system = '';
+    const client = {
+      config: { baseUrl: '', model: '' },
+      async *stream(request: { prompt: Array<{ role: string; content: unknown }> }) {
+        system = String(request.prompt.find((m) => m.role === 'system')?.content ?? '');
+        yield { type: 'text' as const, text: '```tool_call\n{"name": "list_tasks", "arguments": {}}\n```' };
+        yield { type: 'finish' as const, finishReason: 'stop' };
+      },
+    };
+    const events = [];
+    for await (const e of promptedStream(client as never, { prompt: [{ role: 'system', content: 'Be brief.' }], tools: [offered], callable: [offered, waiting], signal: new AbortController().signal })) events.push(e);
+    expect(system).toContain('list_tabs');
+    expect(system).not.toContain('list_tasks');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool-call', name: 'list_tasks' }));
+  });
 });
 
 describe('a model whose provider says it has no tools', () => {
