@@ -319,6 +319,7 @@ export function withContextWindow(client: ModelClient, options: ContextWindowOpt
           { role: 'user', content: [{ type: 'text', text: `<conversation>\n${transcript}\n</conversation>\nSummarize it.` }] },
         ],
         tools: [],
+        cache: false,
         signal: request.signal,
       })) {
         if (event.type === 'text') text += event.text;

@@ -93,6 +93,8 @@ export interface ModelRequest {
    * (`core/agent/offered-tools.ts`): a call of one not offered runs too. Default: `tools`.
    */
   callable?: readonly ToolSpec[];
+  /** `false`: a one-off request (a summary) whose prefix no later request reuses: nothing is marked for the provider's cache. */
+  cache?: false;
   signal: AbortSignal;
   timings?: RequestTimings;
   /** Awaited right before the request leaves: lets the caller's writes overlap request building. */

@@ -45,6 +45,8 @@ export async function summarize(client: ModelClient, { prompt, content, source, 
         { role: 'user', content: [{ type: 'text', text: user }] },
       ],
       tools: [],
+      // A one-off: nothing for the provider to keep in its cache.
+      cache: false,
       signal,
     })) {
       if (event.type === 'text') text += event.text;

@@ -100,6 +100,17 @@ describe('Anthropic: cache breakpoints on the wire', () => {
     }
   });
 
+  it('marks nothing in a one-off request (a summary: `cache: false`)', async () => {
+    server.queue([{ text: 'A summary.' }]);
+    const client = createModelClient({ type: 'anthropic', baseUrl: server.url, model: 'claude-scripted', apiKey: 'key-1' });
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'system', content: 'Summarize.' },
+      { role: 'user', content: [{ type: 'text', text: 'A long page.' }] },
+    ];
+    for await (const event of client.stream({ prompt, tools: [], cache: false, signal: new AbortController().signal })) void event;
+    expect(breakpoints(server.requests[0]!.body)).toEqual([]);
+  });
+
   it('reads the cache tokens from message_start: input_tokens is the uncached part', async () => {
     server.queue([{ text: 'Hello.', usage: { prompt_tokens: 12, completion_tokens: 7, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200 } }]);
     const { messages } = await runnerFor({ type: 'anthropic', baseUrl: server.url, model: 'claude-scripted', apiKey: 'key-1' }).run('Hi');

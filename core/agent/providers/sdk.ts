@@ -152,7 +152,7 @@ export function createSdkClient(config: ProviderConfig, options: SdkClientOption
   async function open(request: ModelRequest) {
     let tools = functionTools(request.tools);
     let prompt = request.prompt;
-    if (options.cache) {
+    if (options.cache && request.cache !== false) {
       tools = options.cache.tools(tools);
       prompt = options.cache.prompt(prompt);
     }
