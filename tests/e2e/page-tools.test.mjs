@@ -91,7 +91,8 @@ function pageToolScript(req) {
   ];
   for (const [re, pageName, args] of rules) {
     if (!re.test(text)) continue;
-    const name = req.toolNames.find((n) => n === pageName || new RegExp(`^page\\d+_${pageName}$`).test(n));
+    // list_page_tools waits in the catalogue (issue 40): called by name, it runs all the same.
+    const name = pageName === 'list_page_tools' ? pageName : req.toolNames.find((n) => n === pageName || new RegExp(`^page\\d+_${pageName}$`).test(n));
     return name ? { toolCalls: [{ name, arguments: args }] } : { text: `I have no ${pageName} tool.` };
   }
   return defaultScript(req);
