@@ -28,9 +28,25 @@ export type Shot = ShotSize;
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Pause between the steps of a drag: libraries read positions per event, some on the next task. */
-const STEP_MS = 12;
-/** How often a browser repeats dragover while the pointer rests (SortableJS ignores some for 30 ms after a move). */
+/**
+ * One task's pause, not a timer's: a tab behind others (the page while the sidebar is in front)
+ * has its timers slowed to one a second in Firefox, which would make each step of a drag a second.
+ */
+function nextTask(): Promise<void> {
+  if (typeof MessageChannel !== 'function') return wait(0);
+  return new Promise<void>((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(0);
+  });
+}
+
+/** A timer's pause after the press and after dragstart: SortableJS starts its drag on its next timer tick. */
+const START_MS = 12;
+/** How often a browser repeats dragover while the pointer rests (SortableJS ignores some for 30 ms after a move, by a timer). */
 const REST_MS = 50;
 
 /** The element that would be dragged by a press on `element`: itself or its closest draggable ancestor. */
@@ -92,7 +108,7 @@ export async function drag(ctx: ActContext, source: Element, goal: DragGoal): Pr
   const down = { button: BUTTON_NUMBER.left, buttons: BUTTON_MASK.left, detail: 1 };
   mouse(pressed, 'pointerdown', start, NO_MODIFIERS, down);
   if (mouse(pressed, 'mousedown', start, NO_MODIFIERS, down)) focusByPress(pressed);
-  await wait(STEP_MS);
+  await nextTask();
   const draggable = pressed.isConnected ? draggableOf(pressed) : null;
   let how = '';
   if (draggable) how = await dragAndDrop(doc, draggable, start, end);
@@ -113,7 +129,7 @@ async function dragAndDrop(doc: Document, draggable: Element, start: Point, end:
     data.setData('text/plain', address);
   }
   if (!dragEvent(draggable, 'dragstart', start, data)) return '';
-  await wait(STEP_MS);
+  await wait(START_MS);
   let over: Element | null = null;
   let accepted = false;
   const points = [...path(start, end), end, end, end];
@@ -127,7 +143,7 @@ async function dragAndDrop(doc: Document, draggable: Element, start: Point, end:
       over = hit;
     }
     accepted = !dragEvent(over, 'dragover', point, data);
-    await wait(i >= points.length - 3 ? REST_MS : STEP_MS);
+    await (i >= points.length - 3 ? wait(REST_MS) : nextTask());
   }
   let dropped = false;
   if (over && accepted) {
@@ -158,7 +174,7 @@ async function pointerDrag(doc: Document, pressed: Element, start: Point, end: P
     // `button` of a move is 0 with `buttons` held: what a browser sends (jQuery UI reads `which`).
     mouse(over, 'pointermove', point, NO_MODIFIERS, { button: 0, buttons: held.buttons });
     mouse(over, 'mousemove', point, NO_MODIFIERS, { button: 0, buttons: held.buttons });
-    await wait(STEP_MS);
+    await nextTask();
   }
   const release = under(doc, end);
   const up = { button: BUTTON_NUMBER.left, buttons: 0, detail: 1 };
