@@ -53,8 +53,6 @@ vi.mock('./page/bar', () => ({
 }));
 
 const { installPageAgent } = await import('./page/agent');
-const { markOwnUi } = await import('./page/own-ui');
-const { setBar } = await import('./page/bar');
 
 // jsdom lays nothing out: every element gets a box from `data-rect` ("x,y,w,h"; 10,10,100,20 by
 // default), and none when it or an ancestor is hidden or display: none.

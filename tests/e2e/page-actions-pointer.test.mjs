@@ -111,12 +111,12 @@ for (const browserName of selectedBrowsers()) {
       checkPlan(script);
       const results = toolResults(model.requests.at(-1)).map(decoded);
       await waitForDeepText(page, /Sunny, 24 degrees/);
-      assert.equal(await page.evaluate(() => $('#tabs').tabs('option', 'active')), 1, `the Weather tab is active: ${results[1]}`);
+      assert.equal(await page.evaluate(() => globalThis.jQuery('#tabs').tabs('option', 'active')), 1, `the Weather tab is active: ${results[1]}`);
       assert.match(await page.text('#order'), /Order: Item 3, Item 1, Item 2/, `the sortable's order changed: ${results[2]}`);
       assert.match(results[2], /Dragged .*mouse moves/s, results[2]);
       const volume = Number(await page.text('#volume'));
       assert.ok(volume >= 40 && volume <= 60, `the slider moved about 120 of 300 px (10 → ~50): ${volume}; ${results[3]}`);
-      assert.equal(await page.evaluate(() => $('#slider').slider('value')), volume, 'the slider\'s own value');
+      assert.equal(await page.evaluate(() => globalThis.jQuery('#slider').slider('value')), volume, 'the slider\'s own value');
       await sidebar.close();
       await page.close();
     });
