@@ -187,6 +187,18 @@ describe('drag with the mouse (jQuery UI sortable and slider)', () => {
     expect(seen.at(-1)).toEqual(['mouseup', 170, 0]);
   });
 
+  it('a draggable image whose mousedown the page cancels (jQuery UI) is dragged by mouse moves, not HTML drag and drop', async () => {
+    document.body.innerHTML = '<img id="pic" alt="Cat" tabindex="0" data-rect="10,10,50,50">';
+    const pic = document.getElementById('pic')!;
+    onTop(pic);
+    pic.addEventListener('mousedown', (event) => event.preventDefault());
+    const log = record(document.documentElement, [], ['dragstart', 'mousemove', 'mouseup']);
+    const reply = await call({ op: 'drag', ref: ref(pic), dx: 30, dy: 30 });
+    expect(reply.note).toMatch(/mouse moves with the button held/);
+    expect(log).not.toContain('dragstart');
+    expect(log.at(-1)).toBe('mouseup');
+  });
+
   it('refuses a drop target in another element\'s inside, and a drag with nowhere to go', async () => {
     document.body.innerHTML = '<ul><li tabindex="0" id="a">A <span tabindex="0" id="in">in</span></li></ul>';
     const a = document.getElementById('a')!;

@@ -10,7 +10,8 @@ import { BUTTON_MASK, BUTTON_NUMBER, NO_MODIFIERS, clickSequence, fire, focusByP
  *
  * Drag: the press lands on what is on top at the source's visible centre (as a click does). If the
  * element pressed (or its ancestor) is draggable after the press (`draggable=true`, a link, an
- * image; SortableJS sets `draggable` in its own `pointerdown`), it is HTML drag and drop with a
+ * image; SortableJS sets `draggable` in its own `pointerdown`) and the page did not cancel the
+ * mousedown (which stops a browser's drag and drop too), it is HTML drag and drop with a
  * real `DataTransfer`: dragstart, drag and dragenter/dragover/dragleave along the way, drop (when
  * the last dragover was accepted) and dragend. Otherwise (or when the page cancels dragstart) it
  * is what jQuery UI's sortable and slider listen to: pointer and mouse moves with the button held,
@@ -107,9 +108,11 @@ export async function drag(ctx: ActContext, source: Element, goal: DragGoal): Pr
   hoverSequence(pressed, start, NO_MODIFIERS, ctx.pointer.last);
   const down = { button: BUTTON_NUMBER.left, buttons: BUTTON_MASK.left, detail: 1 };
   mouse(pressed, 'pointerdown', start, NO_MODIFIERS, down);
-  if (mouse(pressed, 'mousedown', start, NO_MODIFIERS, down)) focusByPress(pressed);
+  // A page that cancels mousedown (jQuery UI's mouse widgets do) stops the browser's own drag and drop.
+  const defaultAllowed = mouse(pressed, 'mousedown', start, NO_MODIFIERS, down);
+  if (defaultAllowed) focusByPress(pressed);
   await nextTask();
-  const draggable = pressed.isConnected ? draggableOf(pressed) : null;
+  const draggable = defaultAllowed && pressed.isConnected ? draggableOf(pressed) : null;
   let how = '';
   if (draggable) how = await dragAndDrop(doc, draggable, start, end);
   if (!how) how = await pointerDrag(doc, pressed, start, end);
