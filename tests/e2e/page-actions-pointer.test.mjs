@@ -140,7 +140,7 @@ for (const browserName of selectedBrowsers()) {
       await page.close();
     });
 
-    test('Chart.js: a screenshot, then click_at on the March bar; the chart\'s onClick names it', async () => {
+    test('Chart.js: a screenshot, then click_at on the March bar and hover_at on January; the chart\'s onClick and onHover name them', async () => {
       const { page, sidebar, tabId, cards } = await open('pointer-chart.html');
       const act = (name, args) => ({ name, arguments: { tab_id: tabId, ...args } });
       let shot;
@@ -163,6 +163,15 @@ for (const browserName of selectedBrowsers()) {
           });
           return act('click_at', { x: Math.round((bar.x * shot.width) / bar.w), y: Math.round((bar.y * shot.height) / bar.h) });
         },
+        async () => {
+          // The January bar, measured the same way, for hover_at.
+          const first = await page.evaluate(() => {
+            const el = window.salesChart.getDatasetMeta(0).data[0];
+            const r = document.getElementById('sales').getBoundingClientRect();
+            return { x: r.left + el.x, y: r.top + (el.y + el.base) / 2 };
+          });
+          return act('hover_at', { x: Math.round((first.x * shot.width) / bar.w), y: Math.round((first.y * shot.height) / bar.h) });
+        },
         () => ({ text: 'Finished.' }),
       ]);
       model.setScript(script);
@@ -178,6 +187,10 @@ for (const browserName of selectedBrowsers()) {
       await waitForDeepText(page, /Picked: March/).catch((error) => {
         throw new Error(`${error.message}\nthe click_at result: ${results[1]}`);
       });
+      await waitForDeepText(page, /Hovering: January/).catch((error) => {
+        throw new Error(`${error.message}\nthe hover_at result: ${results[2]}`);
+      });
+      assert.match(results[2], /Pointed at .* over img "Sales"/, results[2]);
       const card = cards.cards.find((c) => /Click at/.test(c.text));
       assert.ok(card, `click_at asked with its own words: ${JSON.stringify(cards.cards.map((c) => c.text))}`);
       assert.match(card.text, /Sales/, 'the card names what is at the point (the canvas "Sales")');
