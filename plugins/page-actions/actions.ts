@@ -12,6 +12,7 @@ import { canonicalKey } from './key-spec';
 import { captureVisible, encodeFrame, originsInView } from './screenshot';
 import type { PageActionsService } from './service';
 import { getTab, TabError, tabUrl, watchLoads } from './tab-access';
+import { rememberShot } from './shots';
 import { cardWords } from './words';
 
 /**
@@ -288,6 +289,8 @@ export const screenshot = defineTool<In<'screenshot'>, OutputWithAttachments, Pa
     const now = await getTab(tabId);
     if (!now.active || now.windowId !== tab.windowId) throw new TabError(`Tab ${tabId} was moved out of view while the screenshot was taken. Try again.`, 'failed');
     const image = await encodeFrame(png, rect);
+    // click_at and hover_at take points in this picture's pixels (`shots.ts`).
+    if (!rect) rememberShot(tabId, image);
     // Everything the picture shows is read: the page's site and every framed site in view.
     const origins = await originsInView(tabId, tabUrl(now));
     return withAttachments(

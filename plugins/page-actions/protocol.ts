@@ -37,6 +37,13 @@ export type PageRequest = Base &
     | { op: 'describe'; ref?: string; as?: DescribeAs }
     /** Where an element is in the viewport, in CSS pixels, for a cropped screenshot (scrolls it into view). */
     | { op: 'rect'; ref: string }
+    /** Drags an element onto another (`toRef`) or by an offset in CSS px (`page/pointer.ts`). */
+    | { op: 'drag'; ref: string; toRef?: string; dx?: number; dy?: number }
+    /** A click or a hover at (x, y) of the last full-tab screenshot (`shot`: its size, from the background). */
+    | { op: 'clickAt'; x: number; y: number; shot?: ShotSize; button?: 'left' | 'right' | 'middle'; double?: boolean }
+    | { op: 'hoverAt'; x: number; y: number; shot?: ShotSize }
+    /** What is at (x, y) of the last screenshot, for the card (remembered: `clickAt` refuses if it changed). */
+    | { op: 'describeAt'; x: number; y: number; shot?: ShotSize }
     /** Shows or hides the acting bar (`page/bar.ts`); `words` are its labels in the user's language. */
     | { op: 'bar'; state: BarState; reason?: string }
   );
@@ -86,6 +93,14 @@ export interface ElementFacts {
   link?: string;
   /** Where the form the action submits sends its fields (its submitter's `formaction`, else its `action`), resolved. */
   form?: string;
+}
+
+/** The last full-tab screenshot's size: the JPEG the model saw, and the captured (device) pixels it was scaled from. */
+export interface ShotSize {
+  width: number;
+  height: number;
+  captureWidth: number;
+  captureHeight: number;
 }
 
 /** `rect`'s fields (CSS pixels of the viewport) and the page's device pixel ratio. */

@@ -50,13 +50,17 @@ function fieldsFor(op: PageRequest['op'], raw: Fields, maxLength?: number): Fiel
     case 'press':
     case 'hover':
     case 'scroll':
+    case 'drag':
+    case 'clickAt':
+    case 'hoverAt':
     case 'wait': {
       const changed = text(raw.changed, LIMITS.changed);
       if (changed === undefined) return null;
       const note = text(raw.note, LIMITS.note);
       return { changed, url: text(raw.url, LIMITS.url) ?? '', title: text(raw.title, LIMITS.title) ?? '', ...(note ? { note } : {}), ...(raw.navigating === true ? { navigating: true } : {}) };
     }
-    case 'describe': {
+    case 'describe':
+    case 'describeAt': {
       const role = text(raw.role, LIMITS.short);
       const tag = text(raw.tag, LIMITS.short);
       const name = text(raw.name, LIMITS.name);

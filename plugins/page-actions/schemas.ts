@@ -114,6 +114,40 @@ export const pageActionsSchemas = {
     },
     additionalProperties: false,
   },
+  drag: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      ref: { ...REF, description: 'What to drag.' },
+      to_ref: { ...REF, description: 'Drop onto this element.' },
+      dx: { type: 'number', minimum: -10_000, maximum: 10_000, description: 'Or drag by this many CSS px right.' },
+      dy: { type: 'number', minimum: -10_000, maximum: 10_000, description: 'And down.' },
+    },
+    required: ['ref'],
+    additionalProperties: false,
+  },
+  click_at: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      x: { type: 'number', minimum: 0, maximum: 10_000, description: 'Pixels of the last screenshot, from the left.' },
+      y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
+      button: { type: 'string', enum: ['left', 'right', 'middle'], default: 'left' },
+      double: { type: 'boolean', default: false },
+    },
+    required: ['x', 'y'],
+    additionalProperties: false,
+  },
+  hover_at: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      x: { type: 'number', minimum: 0, maximum: 10_000, description: 'Pixels of the last screenshot, from the left.' },
+      y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
+    },
+    required: ['x', 'y'],
+    additionalProperties: false,
+  },
   hand_over: {
     type: 'object',
     properties: {

@@ -89,7 +89,7 @@ export async function captureVisible(tab: Browser.tabs.Tab, wait = (ms: number) 
 }
 
 /** Crops and scales a captured PNG, as JPEG: base64 and its size. */
-export async function encodeFrame(pngDataUrl: string, crop?: RectReply): Promise<{ data: string; width: number; height: number }> {
+export async function encodeFrame(pngDataUrl: string, crop?: RectReply): Promise<{ data: string; width: number; height: number; captureWidth: number; captureHeight: number }> {
   const bitmap = await createImageBitmap(new Blob([dataUrlBytes(pngDataUrl) as BlobPart], { type: 'image/png' }));
   try {
     const frame = frameFor(bitmap.width, bitmap.height, crop);
@@ -102,7 +102,7 @@ export async function encodeFrame(pngDataUrl: string, crop?: RectReply): Promise
     context.fillRect(0, 0, frame.width, frame.height);
     context.drawImage(bitmap, frame.sx, frame.sy, frame.sw, frame.sh, 0, 0, frame.width, frame.height);
     const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: JPEG_QUALITY });
-    return { data: toBase64(new Uint8Array(await blob.arrayBuffer())), width: frame.width, height: frame.height };
+    return { data: toBase64(new Uint8Array(await blob.arrayBuffer())), width: frame.width, height: frame.height, captureWidth: bitmap.width, captureHeight: bitmap.height };
   } finally {
     bitmap.close();
   }

@@ -254,3 +254,32 @@ describe('sensitive calls', () => {
     expect(cut('👍🏽'.repeat(5), 3)).toBe('👍🏽👍🏽…');
   });
 });
+
+describe('card words of the hands that point', () => {
+  it('drag: onto an element, or by an offset; sensitive when either end is named like paying or deleting', async () => {
+    const page = env({ e1: { role: 'listitem', name: 'Item 3', tag: 'li' }, e2: { role: 'listitem', name: 'Item 1', tag: 'li' }, e3: { role: 'button', name: 'Trash', tag: 'div' }, e4: { role: 'region', name: 'Delete forever', tag: 'div' } });
+    expect(await card('drag', { ref: 'e1', to_ref: 'e2' }, page)).toMatchObject({ text: 'Drag “Item 3” onto “Item 1” on shop.example', sensitive: false });
+    expect(await card('drag', { ref: 'e1', dx: 120.4, dy: -3 }, page)).toMatchObject({ text: 'Drag “Item 3” by 120, -3 px on shop.example', sensitive: false });
+    expect((await card('drag', { ref: 'e1', to_ref: 'e4' }, page)).sensitive).toBe(true);
+  });
+
+  it('click_at and hover_at name what the page says is at the point; a sensitive name or nothing nameable asks every time', async () => {
+    const at: Record<string, ElementFacts | undefined> = { '10,20': { role: 'img', name: 'Sales', tag: 'canvas' }, '30,40': BUTTON('Delete account') };
+    const requests: PageRequest[] = [];
+    const e: WordsEnv = {
+      host: async () => 'shop.example',
+      service: {
+        callPage: (async (_tabId: number, request: PageRequest) => {
+          requests.push(request);
+          const found = request.op === 'describeAt' ? at[`${request.x},${request.y}`] : undefined;
+          return found ? { ok: true, token: 't1', ...found } : { ok: false, error: 'There is no screenshot of this tab to point in.' };
+        }) as WordsEnv['service']['callPage'],
+      },
+    };
+    expect(await card('click_at', { x: 10, y: 20 }, e)).toMatchObject({ text: 'Click at 10, 20 of the screenshot, on img “Sales”, on shop.example', sensitive: false });
+    expect(requests.at(-1)).toMatchObject({ op: 'describeAt', x: 10, y: 20 });
+    expect(await card('click_at', { x: 30, y: 40, button: 'right' }, e)).toMatchObject({ text: 'Right-click at 30, 40 of the screenshot, on button “Delete account”, on shop.example', sensitive: true });
+    expect(await card('click_at', { x: 1, y: 1 }, e)).toMatchObject({ text: 'Click at 1, 1 of the screenshot, on nothing the page can name, on shop.example', sensitive: true });
+    expect(await card('hover_at', { x: 10, y: 20 }, e)).toMatchObject({ text: 'Point at 10, 20 of the screenshot, over img “Sales”, on shop.example', sensitive: false });
+  });
+});

@@ -5,6 +5,7 @@ import { canonicalKey, keyEffect } from './key-spec';
 import type { DescribeAs, ElementFacts } from './protocol';
 import type { PageActionsService } from './service';
 import { isSensitiveName } from './sensitive';
+import { lastShot } from './shots';
 
 /**
  * The approval card's words for each action ("Click 'Place order' on shop.example", "Type 'buy
@@ -34,7 +35,7 @@ export interface WordsEnv {
 }
 
 /** Actions with words; the read-only tools (read_page, wait_for, screenshot) have no card. */
-const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate'] as const;
+const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate', 'drag', 'click_at', 'hover_at'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /**
@@ -130,6 +131,36 @@ export async function describeAction(tool: Action, input: Record<string, unknown
       const name = nameOf(await facts('other'), ref);
       return { words: direction ? said('pageActions.card.scrollIn', { direction, name, site: await site() }) : said('pageActions.card.scrollTo', { name, site: await site() }), ...sensitive(false) };
     }
+    case 'drag': {
+      const el = await facts('other');
+      const toRef = typeof input.to_ref === 'string' ? input.to_ref : undefined;
+      const to = toRef === undefined ? undefined : await elementFacts(env, tabId, toRef, 'other');
+      // Dropping onto "Trash" or dragging "Delete account" somewhere: asked every time, as a click on it would be.
+      const isSensitive = (el !== undefined && actsSensitively(el)) || (to !== undefined && actsSensitively(to));
+      if (toRef !== undefined) return { words: said('pageActions.card.drag', { name: nameOf(el, ref), to: nameOf(to, toRef), site: await site() }), ...sensitive(isSensitive) };
+      const dx = String(Math.round(Number(input.dx) || 0));
+      const dy = String(Math.round(Number(input.dy) || 0));
+      return { words: said('pageActions.card.dragBy', { name: nameOf(el, ref), dx, dy, site: await site() }), ...sensitive(isSensitive) };
+    }
+    case 'click_at':
+    case 'hover_at': {
+      // What is at the point now, as the page agent sees it (and remembers: the click refuses if it changes).
+      const x = Number(input.x);
+      const y = Number(input.y);
+      const shot = lastShot(tabId);
+      let el: ElementFacts | undefined;
+      if (tabId !== undefined && Number.isFinite(x) && Number.isFinite(y)) {
+        const reply = await env.service.callPage<ElementFacts>(tabId, { op: 'describeAt', x, y, ...(shot ? { shot } : {}) });
+        el = reply.ok ? checkedFacts(reply) : undefined;
+      }
+      const what = el ? pointName(el) : said('pageActions.card.nothingThere');
+      const at = { x: String(Math.round(x)), y: String(Math.round(y)), what, site: await site() };
+      if (tool === 'hover_at') return { words: said('pageActions.card.hoverAt', at), ...sensitive(false) };
+      const key = input.double === true ? 'pageActions.card.doubleClickAt' : input.button === 'right' ? 'pageActions.card.rightClickAt' : input.button === 'middle' ? 'pageActions.card.middleClickAt' : 'pageActions.card.clickAt';
+      const to = el?.link ?? el?.form;
+      // Nothing known at the point (no screenshot, a frame from elsewhere): asked every time.
+      return { words: said(key, at), ...sensitive(el === undefined || actsSensitively(el)), ...carries(undefined, to ? [to] : []) };
+    }
     case 'navigate': {
       if (typeof input.url === 'string') return { words: said('pageActions.card.open', { url: cut(input.url, NAME_CHARS) }), ...sensitive(false) };
       const action = input.action === 'forward' ? 'forward' : input.action === 'reload' ? 'reload' : 'back';
@@ -149,7 +180,11 @@ async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: strin
   if (tabId === undefined) throw new Error('No tab to ask about the element.');
   const reply = await env.service.callPage<ElementFacts>(tabId, { op: 'describe', ...(ref !== undefined ? { ref } : {}), as });
   if (!reply.ok) return undefined;
-  // Page data: only the fields we use, checked.
+  return checkedFacts(reply);
+}
+
+/** Page data: only the fields we use, checked. */
+function checkedFacts(reply: ElementFacts): ElementFacts {
   return {
     role: typeof reply.role === 'string' ? reply.role.slice(0, 60) : '',
     name: typeof reply.name === 'string' ? reply.name.slice(0, 2000) : '',
@@ -159,6 +194,13 @@ async function elementFacts(env: WordsEnv, tabId: number | undefined, ref: strin
     ...(typeof reply.link === 'string' ? { link: reply.link } : {}),
     ...(typeof reply.form === 'string' ? { form: reply.form } : {}),
   };
+}
+
+/** What the card calls the element at a point: its role (or tag) and its name ('button “Delete”', 'canvas'). */
+function pointName(el: ElementFacts): string {
+  const name = cut(el.name, NAME_CHARS);
+  const kind = el.role || el.tag;
+  return name ? `${kind} “${name}”` : kind;
 }
 
 /** What the card calls an element: its accessible name, else its role (or tag) and reference. */

@@ -34,14 +34,14 @@ export interface ActContext {
   label(action: ActionWord): string;
 }
 
-export type ActionWord = 'click' | 'fill' | 'select' | 'press' | 'hover' | 'scroll';
+export type ActionWord = 'click' | 'fill' | 'select' | 'press' | 'hover' | 'scroll' | 'drag';
 
 /** The labels when the locale has none. */
-export const ENGLISH_LABELS: Record<ActionWord, string> = { click: 'Click', fill: 'Type', select: 'Choose', press: 'Press', hover: 'Hover', scroll: 'Scroll' };
+export const ENGLISH_LABELS: Record<ActionWord, string> = { click: 'Click', fill: 'Type', select: 'Choose', press: 'Press', hover: 'Hover', scroll: 'Scroll', drag: 'Drag' };
 
 const BUTTON_WORD: Record<Button, string> = { left: 'Clicked', right: 'Right-clicked', middle: 'Middle-clicked' };
 
-function show(element: Element, label: string): void {
+export function show(element: Element, label: string): void {
   try {
     highlight(element, label);
   } catch {
@@ -71,8 +71,10 @@ export function click(ctx: ActContext, element: Element, options: { button?: But
   const button = options.button ?? 'left';
   show(element, ctx.label('click'));
   const mods = modifiersFrom(options.modifiers);
-  clickSequence(element, point, { button, double: options.double, mods, previous: ctx.pointer.last });
-  ctx.pointer.last = element;
+  // The events go to what is on top at the point (a person's finger lands there), which reaches `element`.
+  const receiver = point.hit ?? element;
+  clickSequence(receiver, point, { button, double: options.double, mods, previous: ctx.pointer.last });
+  ctx.pointer.last = receiver;
   const held = (options.modifiers ?? []).filter(Boolean);
   const word = options.double ? 'Double-clicked' : BUTTON_WORD[button];
   // Read the state after the events ran (a checkbox toggled by the click's default action).
@@ -83,8 +85,9 @@ export function hover(ctx: ActContext, element: Element): string {
   const point = ensureActionable(element, ctx.describe, { enabled: false });
   show(element, ctx.label('hover'));
   // Only the hover part of a click: over/enter/move (and out/leave on what the mouse left).
-  hoverSequence(element, point, undefined, ctx.pointer.last);
-  ctx.pointer.last = element;
+  const receiver = point.hit ?? element;
+  hoverSequence(receiver, point, undefined, ctx.pointer.last);
+  ctx.pointer.last = receiver;
   return `Hovered over ${ctx.name(element)}.`;
 }
 
@@ -260,8 +263,9 @@ async function selectAria(ctx: ActContext, host: Element, value?: string, label?
   if (choice.disabled) throw new ActionError(`The option ${quoteName(choice.label)} of ${ctx.describe(host)} is disabled: choose another.`);
   const point = ensureActionable(choice.element, ctx.describe);
   show(choice.element, ctx.label('select'));
-  clickSequence(choice.element, point, { previous: ctx.pointer.last });
-  ctx.pointer.last = choice.element;
+  const receiver = point.hit ?? choice.element;
+  clickSequence(receiver, point, { previous: ctx.pointer.last });
+  ctx.pointer.last = receiver;
   return `Chose ${quoteName(choice.label)} in ${ctx.name(host)} (${opened ? 'opened it and ' : ''}clicked the option).`;
 }
 

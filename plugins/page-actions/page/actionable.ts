@@ -92,7 +92,7 @@ export function composedContains(ancestor: Node, node: Node | null): boolean {
 }
 
 /** The topmost element at a point of `root` that is not the extension's own UI, descending into open shadow roots. */
-function hitAt(root: Document | ShadowRoot, x: number, y: number): Element | null {
+export function hitAt(root: Document | ShadowRoot, x: number, y: number): Element | null {
   const list = typeof root.elementsFromPoint === 'function' ? root.elementsFromPoint(x, y) : typeof root.elementFromPoint === 'function' ? [root.elementFromPoint(x, y)] : null;
   if (list === null) return null;
   const hit = list.find((element) => element && !isOwnUi(element) && !ownUiAncestor(element)) ?? null;
@@ -159,6 +159,21 @@ export function frameContentOffset(frame: Element): Point {
   return { x: rect.left + (frame.clientLeft || 0) + padLeft, y: rect.top + (frame.clientTop || 0) + padTop };
 }
 
+/** A point to act at, and what is on top there (what a person's finger reaches: the target, something inside it, or its label). */
+export interface ActionPoint extends Point {
+  hit?: Element;
+}
+
+/**
+ * What a press at `point` (in `element`'s viewport) lands on, when it reaches `element`: the topmost
+ * element there in `element`'s document (the link inside a tab's `<li>`, the label of a checkbox).
+ * Undefined when hit testing is not possible or something else is on top.
+ */
+export function landingAt(element: Element, point: Point): Element | undefined {
+  const hit = hitAt(element.ownerDocument, point.x, point.y);
+  return hit && reaches(element, hit) ? hit : undefined;
+}
+
 export interface CheckOptions {
   /** Check that nothing covers it (clicks, hover, typing). */
   hitTarget?: boolean;
@@ -171,7 +186,7 @@ export interface CheckOptions {
  * middle of its visible part, or another point of it when only the middle is covered). Throws an
  * `ActionError`; `describe` names an element for the message ('button "Add" (e4)').
  */
-export function ensureActionable(element: Element, describe: (element: Element) => string, options: CheckOptions = {}): Point {
+export function ensureActionable(element: Element, describe: (element: Element) => string, options: CheckOptions = {}): ActionPoint {
   scrollIntoViewIfNeeded(element);
   const hidden = hiddenReason(element);
   if (hidden) throw new ActionError(`${describe(element)} cannot be used: ${hidden}. Call read_page to see what is shown, or scroll, or wait_for it.`);
@@ -188,7 +203,8 @@ export function ensureActionable(element: Element, describe: (element: Element) 
   let firstCover: Element | null = null;
   for (const point of candidates) {
     const found = coverAt(element, point);
-    if (found === undefined || found === element) return point;
+    if (found === undefined) return point;
+    if (found === element) return { ...point, hit: landingAt(element, point) ?? element };
     firstCover ??= found;
   }
   if (!firstCover) throw new ActionError(`${describe(element)} is outside the visible part of the page even after scrolling: scroll to it, or read_page again.`);

@@ -7,6 +7,7 @@ import { quoteName, watchChanges } from './changes';
 import { deepActiveElement, isContentEditable, isTextControl } from './input';
 import { buildOutline, roleAndName } from './outline';
 import { resolveRef, shortRef } from './refs';
+import { atPoint, describeAt, drag, type PointMemory } from './pointer';
 import { waitFor } from './wait';
 
 /**
@@ -36,6 +37,8 @@ const MAX_WAIT_MS = 60_000;
  */
 export function installPageAgent(env: PageEnv, win: Window & typeof globalThis = window): PageAgent {
   const pointer = { last: null as Element | null };
+  /** What `describeAt` named at each point of the screenshot (`page/pointer.ts`). */
+  const points: PointMemory = { described: new Map() };
   let refs: ElementRefs = elementRefsFor(win);
 
   /** The registry of the window's current document (a new one after document.open or a new load). */
@@ -159,6 +162,19 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
         const element = request.ref ? resolve(request.ref, request.token) : undefined;
         return { ...(await act(element ?? null, () => scroll(context(), element, request.direction, request.amount ?? 1))) };
       }
+      case 'drag': {
+        const element = resolve(request.ref, request.token);
+        const to = request.toRef ? resolve(request.toRef, request.token) : undefined;
+        return { ...(await act(element, () => drag(context(), element, { to, dx: request.dx, dy: request.dy }))) };
+      }
+      case 'describeAt': {
+        const element = describeAt(win, points, request.x, request.y, request.shot, name);
+        return facts(element, 'click') as unknown as Record<string, unknown>;
+      }
+      case 'clickAt':
+        return { ...(await act(null, () => atPoint(context(), win, points, request.x, request.y, request.shot, { button: request.button, double: request.double }))) };
+      case 'hoverAt':
+        return { ...(await act(null, () => atPoint(context(), win, points, request.x, request.y, request.shot, { hover: true }))) };
       case 'wait': {
         const element = request.ref ? resolve(request.ref, request.token) : undefined;
         if (request.text === undefined && request.textGone === undefined && !element) {

@@ -63,8 +63,7 @@ export function fire(target: EventTarget, event: Event): boolean {
   return apply(natives.dispatch, target, [event]) as boolean;
 }
 
-/** Focuses `element` without scrolling (the native focus of its kind; SVG and MathML have their own). */
-export function focusElement(element: Element): void {
+function nativeFocus(element: Element): void {
   try {
     apply(natives.focus, element, [{ preventScroll: true }]);
   } catch {
@@ -72,12 +71,78 @@ export function focusElement(element: Element): void {
   }
 }
 
-export function blurElement(element: Element): void {
+function nativeBlur(element: Element): void {
   try {
     apply(natives.blur, element, []);
   } catch {
     (element as HTMLElement).blur?.();
   }
+}
+
+function documentHasFocus(doc: Document): boolean {
+  try {
+    return doc.hasFocus();
+  } catch {
+    return true;
+  }
+}
+
+/** Runs `run` and says which of `types` reached `element` meanwhile (listened to at the target itself). */
+function watchEvents(element: Element, types: readonly string[], run: () => void): Set<string> {
+  const seen = new Set<string>();
+  const mark = (event: Event) => {
+    if (event.target === element) seen.add(event.type);
+  };
+  for (const type of types) apply(natives.listen, element, [type, mark, true]);
+  try {
+    run();
+  } finally {
+    for (const type of types) apply(natives.unlisten, element, [type, mark, true]);
+  }
+  return seen;
+}
+
+function focusEvent(type: 'focus' | 'blur' | 'focusin' | 'focusout', related: Element | null): FocusEvent {
+  const bubbles = type === 'focusin' || type === 'focusout';
+  return new FocusEvent(type, { bubbles, cancelable: false, composed: true, relatedTarget: related });
+}
+
+/**
+ * Focuses `element` without scrolling (the native focus of its kind; SVG and MathML have their own).
+ *
+ * A page whose document does not have the focus (the person's keyboard is in the sidebar, or in
+ * another window) still moves `activeElement`, but Firefox then fires no focus events at all, and
+ * focus-driven widgets (a date picker that opens on focus, "when the field is focused…") do nothing.
+ * When the document has no focus and the native call moved the focus without its events, they are
+ * fired here, once, in the browser's order: blur and focusout on what lost it, then focus and
+ * focusin on `element`, each with the other as `relatedTarget`.
+ */
+export function focusElement(element: Element): void {
+  const doc = element.ownerDocument;
+  const before = deepActiveElement(doc);
+  const hadFocus = documentHasFocus(doc);
+  const seen = watchEvents(element, ['focus'], () => nativeFocus(element));
+  if (hadFocus || seen.has('focus') || deepActiveElement(doc) !== element || before === element) return;
+  const lost = before && before !== doc.body && before !== doc.documentElement && before.isConnected ? before : null;
+  if (lost) {
+    fire(lost, focusEvent('blur', element));
+    fire(lost, focusEvent('focusout', element));
+  }
+  // A blur handler may have moved the focus elsewhere: then the focus is not ours to announce.
+  if (deepActiveElement(doc) !== element) return;
+  fire(element, focusEvent('focus', lost));
+  fire(element, focusEvent('focusin', lost));
+}
+
+/** Takes the focus from `element`; in a document without focus, with the blur events the browser left out (as `focusElement`). */
+export function blurElement(element: Element): void {
+  const doc = element.ownerDocument;
+  const wasActive = deepActiveElement(doc) === element;
+  const hadFocus = documentHasFocus(doc);
+  const seen = watchEvents(element, ['blur'], () => nativeBlur(element));
+  if (hadFocus || !wasActive || seen.has('blur') || deepActiveElement(doc) === element) return;
+  fire(element, focusEvent('blur', null));
+  fire(element, focusEvent('focusout', null));
 }
 
 /** The element's native `click()` (activation behaviour, one click event). */
@@ -131,8 +196,8 @@ export interface Point {
   y: number;
 }
 
-const BUTTON_NUMBER: Record<Button, number> = { left: 0, middle: 1, right: 2 };
-const BUTTON_MASK: Record<Button, number> = { left: 1, middle: 4, right: 2 };
+export const BUTTON_NUMBER: Record<Button, number> = { left: 0, middle: 1, right: 2 };
+export const BUTTON_MASK: Record<Button, number> = { left: 1, middle: 4, right: 2 };
 
 export function modifiersFrom(names: readonly string[] | undefined): Modifiers {
   const set = new Set((names ?? []).map((n) => n.toLowerCase()));
@@ -172,7 +237,7 @@ function mouseInit(element: Element, point: Point, mods: Modifiers, extra: Mouse
 const NOT_BUBBLING = new Set(['pointerenter', 'pointerleave', 'mouseenter', 'mouseleave']);
 
 /** Fires one pointer or mouse event; pointer events fall back to MouseEvent where PointerEvent is missing. */
-function mouse(element: Element, type: string, point: Point, mods: Modifiers, extra: MouseEventInit = {}): boolean {
+export function mouse(element: Element, type: string, point: Point, mods: Modifiers, extra: MouseEventInit = {}): boolean {
   const init = mouseInit(element, point, mods, extra);
   if (NOT_BUBBLING.has(type)) {
     init.bubbles = false;
@@ -243,6 +308,18 @@ function frameDocument(element: Element): Document | null {
   }
 }
 
+/** What a press of the mouse on `element` does to the focus (its default action): focus its focusable ancestor, or blur the focused element. */
+export function focusByPress(element: Element): void {
+  const target = focusTargetOf(element);
+  const doc = element.ownerDocument;
+  if (target) {
+    if (deepActiveElement(doc) !== target) focusElement(target);
+  } else {
+    const active = deepActiveElement(doc);
+    if (active && active !== doc.body) blurElement(active);
+  }
+}
+
 export interface ClickOptions {
   button?: Button;
   double?: boolean;
@@ -268,16 +345,7 @@ export function clickSequence(element: Element, point: Point, options: ClickOpti
     const up = { button: BUTTON_NUMBER[button], buttons: 0, detail };
     mouse(element, 'pointerdown', point, mods, down);
     const notPrevented = mouse(element, 'mousedown', point, mods, down);
-    if (notPrevented && detail === 1) {
-      const target = focusTargetOf(element);
-      const doc = element.ownerDocument;
-      if (target) {
-        if (deepActiveElement(doc) !== target) focusElement(target);
-      } else {
-        const active = deepActiveElement(doc);
-        if (active && active !== doc.body) blurElement(active);
-      }
-    }
+    if (notPrevented && detail === 1) focusByPress(element);
     mouse(element, 'pointerup', point, mods, up);
     mouse(element, 'mouseup', point, mods, up);
     if (button === 'left') mouse(element, 'click', point, mods, up);

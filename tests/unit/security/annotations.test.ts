@@ -87,6 +87,9 @@ const ROWS: Row[] = [
     ['press_key', { key: 'Escape' }],
     ['hover', { ref: 'e1' }],
     ['scroll', { direction: 'down' }],
+    ['drag', { ref: 'e1', dx: 40 }],
+    ['click_at', { x: 10, y: 10 }],
+    ['hover_at', { x: 10, y: 10 }],
   ] as const).map(([tool, input]) => ({
     label: tool,
     tool,
