@@ -127,11 +127,12 @@ describe('roles, names and states', () => {
     expect(text).toContain('- heading "Title" [level=2]\n- paragraph: Text');
     expect(text).toContain('- generic [ref=e1]: Clickable');
     expect(text).toContain('- generic [ref=e2]: Focusable');
-    expect(text).toContain('- text: Not');
-    expect(text).toContain('- button "Role button" [ref=e3]');
-    expect(text).toContain('- switch "Wi-Fi" [checked] [ref=e4]');
-    expect(text).toContain('- slider "Volume" [ref=e5]: "40"'.replace('"40"', '40'));
-    expect(text).toContain('- option "One" [selected] [ref=e7]');
+    // tabindex="-1": focusable by script, so clickable for a person (issue 41).
+    expect(text).toContain('- generic [ref=e3]: Not');
+    expect(text).toContain('- button "Role button" [ref=e4]');
+    expect(text).toContain('- switch "Wi-Fi" [checked] [ref=e5]');
+    expect(text).toContain('- slider "Volume" [ref=e6]: "40"'.replace('"40"', '40'));
+    expect(text).toContain('- option "One" [selected] [ref=e8]');
     expect(ref(1).textContent).toBe('Clickable');
   });
 
@@ -247,14 +248,16 @@ describe('size', () => {
     for (const line of lines.slice(0, -1)) expect(line).toMatch(/^( {2})*- (list:|link "Product number \d+" \[ref=e\d+\])$/);
   });
 
-  it('keeps a 5,000-node page under 8,000 tokens, and text runs short', () => {
+  it('keeps a 5,000-node page under 8,000 tokens, and text runs whole up to 2,000 characters', () => {
     const blocks = Array.from({ length: 1_000 }, (_, i) => `<div><p>${'Long paragraph text. '.repeat(20)}</p><button>Action ${i}</button><span>note</span><a href="#${i}">Go ${i}</a></div>`).join('');
     const { text, truncated } = outline(blocks);
     expect(truncated).toBe(true);
     expect(text.length / 4).toBeLessThan(8_000);
     expect(text.length).toBeLessThanOrEqual(24_000);
     expect(text).toContain('- paragraph: Long paragraph text. Long paragraph text.');
-    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThan(200);
+    // 420 characters of paragraph, kept whole (issue 41: no 100-character cut).
+    expect(text).toContain(`- paragraph: ${'Long paragraph text. '.repeat(20).trim()}\n`);
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThan(2_100);
   });
 });
 

@@ -29,6 +29,22 @@ export function clean(text: string): string {
   return out.includes('[') ? out.replace(FORGED_REF, '($1') : out;
 }
 
+/** Longest text run or field value the outline prints (a node's words, kept whole up to here). */
+export const MAX_TEXT = 2_000;
+
+const LINE_BREAKS_AND_INVISIBLES = /[\u0085\u2028\u2029\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * A field's value as typed, for after a line's `:`: as is when `clean` would not change it, else
+ * quoted as JSON (its spaces at the ends, line breaks and tabs kept exactly, escaped so they cannot
+ * start a line; invisible marks as `\u` escapes), with forged `[ref=…]` marks defused either way.
+ */
+export function exactValue(text: string): string | null {
+  if (clean(text) === text) return null;
+  const quoted = JSON.stringify(text.replace(FORGED_REF, '($1'));
+  return quoted.replace(LINE_BREAKS_AND_INVISIBLES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** `text` cut to `max` characters, ending in "…" when cut (never inside a surrogate pair). */
 export function cut(text: string, max = MAX_NAME): string {
   if (text.length <= max) return text;
