@@ -93,6 +93,8 @@ const RUN_KEEP = MAX_TEXT + 1;
 /** How much outline `find` reads before it picks its lines (the lines it returns are cut at maxLength). */
 const FIND_BUDGET = 1_000_000;
 const SVG_NS = 'http://www.w3.org/2000/svg';
+/** After the reference of a line made clickable by its cursor (Playwright MCP's mark). */
+const CURSOR_MARK = ' [cursor=pointer]';
 
 function node(role: string, depth: number): Node_ {
   return { role, name: '', states: '', ref: '', value: '', note: '', kids: [], depth, brk: false };
@@ -251,7 +253,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
       if (actionable) {
         made.ref = shortRef(refs, element);
         if (weak) made.weak = weak;
-        if (weak === 'pointer') made.states = ' [cursor=pointer]';
+        if (weak === 'pointer') made.note = CURSOR_MARK;
       }
       add(out, made);
       if (into) stack.push({ cursor: childCursor(element), out: depth > MAX_DEPTH ? out : made, fold: false, quiet: false, block: false, pointer, svg: true });
@@ -286,7 +288,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
     if (actionable) made.ref = shortRef(refs, element);
     if (weak) {
       made.weak = weak;
-      if (weak === 'pointer') made.states += ' [cursor=pointer]';
+      if (weak === 'pointer') made.note = CURSOR_MARK;
     }
     made.value = valueOf(element, role);
     if (made.value.length > MAX_TEXT) made.value = made.value.slice(0, MAX_TEXT + 1);
@@ -321,6 +323,11 @@ function listOptions(select: HTMLSelectElement, out: Node_, order: Node_[]): voi
   if (options.length > listed) out.kids.push({ text: `… ${options.length - listed} more options` });
 }
 
+/** A generic node that lost its reference to the one clickable part inside or around it. */
+function isBare(n: Node_): boolean {
+  return n.role === 'generic' && !n.ref && !n.name && !n.value && !n.note && !n.states;
+}
+
 /**
  * Drops empty nodes bottom-up, lifts single-child list items, folds a clickable wrapper and its
  * only clickable part into one reference, prints the lines (only those matching `find` and their
@@ -352,11 +359,13 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
     if (n.ref && below === 1 && only) {
       if (n.weak) {
         n.ref = '';
-        n.states = n.states.replace(' [cursor=pointer]', '');
+        n.note = '';
       } else if (only.weak) {
         only.ref = '';
-        only.states = only.states.replace(' [cursor=pointer]', '');
+        only.note = '';
         below = 0;
+        // The part, now a generic wrapper without a reference, says nothing: its content takes its place.
+        if (isBare(only)) n.kids = n.kids.flatMap((kid) => (kid === only ? only.kids : [kid]));
       }
     }
     n.below = below;
@@ -390,7 +399,7 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
   walk: while (stack.length) {
     const { item, indent } = stack.pop()!;
     // A generic wrapper that lost its reference to its only clickable part says nothing: its lines move up.
-    if (item.role === 'generic' && !item.ref && !item.name && !item.value && !item.note && !item.states) {
+    if (item.role !== undefined && isBare(item)) {
       for (let i = item.kids.length - 1; i >= 0; i--) stack.push({ item: item.kids[i]!, indent });
       continue;
     }
