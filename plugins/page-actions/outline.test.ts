@@ -414,6 +414,9 @@ describe('issue 41: references for everything a person can click', () => {
     expect(text).toContain('- generic [ref=e5] [cursor=pointer]:\n  - link "A" [ref=e6]\n  - link "B" [ref=e7]');
     expect(ref(2).getAttribute('href')).toBe('/t/1');
     expect(ref(3).id).toBe('strong');
+    // A weak part in a weak wrapper: the wrapper (where the pointer starts) keeps it; a list keeps its items'.
+    const nested = outline('<div style="cursor: pointer"><div tabindex="-1">Item</div></div><ul tabindex="0"><li style="cursor: pointer">One</li></ul>').text;
+    expect(nested).toBe('- generic [ref=e1] [cursor=pointer]: Item\n- list [ref=e3]:\n  - listitem [ref=e4] [cursor=pointer]: One');
   });
 
   it('gives references to SVG shapes with listeners and to SVG links, inside an unnamed drawing', () => {

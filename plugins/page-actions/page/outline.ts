@@ -355,12 +355,13 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
     }
     n.kids = kids;
     // A clickable wrapper around one clickable part is one thing to click: one reference. A weak
-    // wrapper (a listener, a pointer cursor) gives way to its part; a weak part to its wrapper.
+    // wrapper (a listener, a pointer cursor) gives way to a part with a role or focus of its own; a
+    // weak part gives way to a weak wrapper or to a generic focusable one (a list, a grid keep theirs).
     if (n.ref && below === 1 && only) {
-      if (n.weak) {
+      if (n.weak && !only.weak) {
         n.ref = '';
         n.note = '';
-      } else if (only.weak) {
+      } else if (only.weak && (n.weak || n.role === 'generic')) {
         only.ref = '';
         only.note = '';
         below = 0;
