@@ -93,9 +93,10 @@ export function installListenerTracker(win: Window & typeof globalThis = window)
 
   const onAsk = () => {
     let marked = 0;
-    for (const ref of list) {
+    // Newest first: what a page just made (an opened menu, a dialog) is what the next action needs.
+    for (let i = list.length - 1; i >= 0; i--) {
       if (marked >= MAX_MARKED) break;
-      const element = ref.deref();
+      const element = list[i]!.deref();
       if (!element || isConnected?.call(element) !== true) continue;
       marked++;
       try {

@@ -11,6 +11,8 @@ import { GONE, INVISIBLE, shownState } from './visible';
 
 /** Longest name or text the outline prints (longer ones end in "…"). */
 export const MAX_NAME = 100;
+/** Raw characters of a name looked at (the rest of a huge label is never cleaned). */
+const MAX_RAW = 10_000;
 /** How many nodes one name reads at most (a link around a whole article stops early). */
 const NAME_NODES = 400;
 
@@ -150,7 +152,9 @@ function firstChildText(element: Element, tag: string): string {
  * clickable div).
  */
 export function accessibleName(element: Element, role: string, fromContent = NAME_FROM_CONTENT.has(role)): string {
-  const name = rawName(element, role, fromContent);
+  const raw = rawName(element, role, fromContent);
+  // A page may name an element with megabytes: only the start can be shown, only the start is cleaned.
+  const name = raw.length > MAX_RAW ? raw.slice(0, MAX_RAW) : raw;
   return name ? cut(clean(name)) : '';
 }
 
