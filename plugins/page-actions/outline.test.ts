@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createElementRefs, type ElementRefs } from '@/core/page/element-refs';
 import { buildOutline, cutNote, roleAndName } from './page/outline';
 import { ASK_EVENT, MARK_EVENT } from './page/listener-events';
-import { installListenerTracker, MAX_TRACKED } from './page/listener-tracker';
+import { installListenerTracker } from './page/listener-tracker';
 import { markOwnUi } from './page/own-ui';
 import { resolveRef } from './page/refs';
 import { LOCAL_CORPUS, SHARED_CORPUS, hasSharedCorpus } from '@/tests/unit/helpers/dom';
@@ -429,11 +429,18 @@ describe('issue 41: references for everything a person can click', () => {
     expect(ref(1).id).toBe('bar');
   });
 
-  it('a page cannot make the tracker remember without bound, nor answer outside an outline', () => {
-    const holder = document.createElement('div');
-    for (let i = 0; i < 25_000; i++) holder.appendChild(document.createElement('i')).addEventListener('click', () => undefined);
+  it('a page cannot flood the outline through the tracker, nor answer outside an outline', () => {
+    const many = Array.from({ length: 8_000 }, () => '<b>x</b>').join('');
+    document.body.innerHTML = `<div id="real">Real</div><div id="bulk">${many}</div>`;
+    for (const b of document.querySelectorAll('b')) for (let k = 0; k < 3; k++) b.addEventListener('click', () => undefined);
+    document.getElementById('real')!.addEventListener('click', () => undefined);
     const tracker = installListenerTracker(win);
-    expect(tracker.size()).toBeLessThanOrEqual(MAX_TRACKED);
+    expect(tracker.has(document.getElementById('real')!)).toBe(true);
+    refs = createElementRefs(win);
+    const flooded = buildOutline(document, refs);
+    expect(flooded.text.startsWith('- generic [ref=e1]: Real')).toBe(true);
+    expect(flooded.text.length).toBeLessThanOrEqual(24_000);
+    expect(flooded.truncated).toBe(true);
     // A spoofed mark outside an outline is ignored; during one (a page's own answer) it only adds a reference.
     document.body.innerHTML = '<div id="x">Spoofed</div><div id="y">Real</div>';
     document.getElementById('x')!.dispatchEvent(new CustomEvent(MARK_EVENT, { bubbles: true, composed: true }));

@@ -4,24 +4,27 @@ import { ASK_EVENT, MARK_EVENT } from './listener-events';
  * The MAIN-world half of "which elements have a click listener": listeners live in the page's own
  * world, which the isolated-world page agent cannot see. Installed at `document_start` (before the
  * page's scripts), it wraps `EventTarget.prototype.addEventListener` and the `on*` properties of
- * the pointer events, remembering elements (weakly, a bounded number) that got a click, mouse,
- * pointer or touch listener. When the isolated world asks (`ASK_EVENT` on the document), it
- * dispatches `MARK_EVENT` on each remembered element still in a document; nothing is written into
- * the page's DOM. Runs in the page's world: no extension API is reachable from here.
+ * the pointer events, remembering in a WeakSet the elements that got a click, mouse, pointer or
+ * touch listener (an entry dies with its element: nothing is kept alive, nothing grows past the
+ * page's own DOM). When the isolated world asks (`ASK_EVENT` on the document), it walks the
+ * document (and open shadow roots) and dispatches `MARK_EVENT` on each remembered element, at most
+ * `MAX_MARKED`; nothing is written into the page's DOM. Runs in the page's world: no extension API
+ * is reachable from here. (A WeakRef list would let it skip the walk, but creating one WeakRef an
+ * element made every tracked addEventListener 3.5× slower: bench/read-page.mjs.)
  */
 
 /** Event types that make an element clickable for a person (hover-only ones do not). */
 export const POINTER_TYPES = new Set(['click', 'dblclick', 'auxclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend']);
-/** Most elements remembered at once (a page that registers a million listeners stays bounded). */
-export const MAX_TRACKED = 20_000;
 /** Most elements marked per question. */
 export const MAX_MARKED = 5_000;
+/** Most elements looked at per question (a page of a million elements is answered in part). */
+export const MAX_SCANNED = 300_000;
 
 const INSTALLED = Symbol.for('sidequest.page-actions.listeners');
 
-interface Tracker {
-  /** How many elements are remembered now (for tests). */
-  size(): number;
+export interface Tracker {
+  /** Whether the tracker remembers `element` (for tests). */
+  has(element: Element): boolean;
 }
 
 /**
@@ -32,8 +35,7 @@ export function installListenerTracker(win: Window & typeof globalThis = window)
   const holder = win as unknown as Record<symbol, Tracker | undefined>;
   if (holder[INSTALLED]) return holder[INSTALLED]!;
   // The built-ins as they are now: the page may replace them later, the tracker keeps these.
-  const { WeakRef: WeakRef_, WeakSet: WeakSet_, CustomEvent: CustomEvent_, Reflect: Reflect_ } = win;
-  const ElementProto = win.Element.prototype;
+  const { WeakSet: WeakSet_, CustomEvent: CustomEvent_, Reflect: Reflect_ } = win;
   const isElement = (value: unknown): value is Element => {
     try {
       return value instanceof win.Element;
@@ -41,31 +43,19 @@ export function installListenerTracker(win: Window & typeof globalThis = window)
       return false;
     }
   };
-  const isConnected = Object.getOwnPropertyDescriptor(win.Node.prototype, 'isConnected')?.get;
   const dispatch = win.EventTarget.prototype.dispatchEvent;
+  const byTag = win.Document.prototype.getElementsByTagName;
+  const shadowRootOf = Object.getOwnPropertyDescriptor(win.Element.prototype, 'shadowRoot')?.get;
+  const allIn = win.DocumentFragment.prototype.querySelectorAll;
   const seen = new WeakSet_<Element>();
-  let list: Array<WeakRef<Element>> = [];
-
-  const remember = (element: Element) => {
-    if (seen.has(element)) return;
-    if (list.length >= MAX_TRACKED) {
-      // Full: keep the live, connected ones; if still full, forget the oldest half.
-      list = list.filter((r) => {
-        const e = r.deref();
-        return e !== undefined && isConnected?.call(e) === true;
-      });
-      if (list.length >= MAX_TRACKED) list = list.slice(list.length >> 1);
-    }
-    seen.add(element);
-    list.push(new WeakRef_(element));
-  };
 
   const original = win.EventTarget.prototype.addEventListener;
   const wrapped = {
     addEventListener(this: EventTarget, type: string, listener: unknown, options?: unknown) {
-      if (typeof type === 'string' && POINTER_TYPES.has(type) && listener && isElement(this)) remember(this);
-      // eslint-disable-next-line prefer-rest-params -- the page's own arguments, as given
-      return Reflect_.apply(original, this, arguments);
+      // Cheap checks first: most calls are for other types (scroll, input, load…).
+      if (typeof type === 'string' && POINTER_TYPES.has(type) && listener && (this as Node).nodeType === 1 && isElement(this)) seen.add(this);
+      // The native method with the page's arguments (an absent `options` is the same as undefined).
+      return Reflect_.apply(original, this, [type, listener, options]);
     },
   }.addEventListener;
   Object.defineProperty(win.EventTarget.prototype, 'addEventListener', { value: wrapped, writable: true, configurable: true, enumerable: true });
@@ -82,32 +72,37 @@ export function installListenerTracker(win: Window & typeof globalThis = window)
         ...descriptor,
         set: {
           [key](this: Element, value: unknown) {
-            if (typeof value === 'function' && isElement(this)) remember(this);
+            if (typeof value === 'function' && isElement(this)) seen.add(this);
             Reflect_.apply(set, this, [value]);
           },
         }[key],
       });
     }
   }
-  void ElementProto;
 
   const onAsk = () => {
     let marked = 0;
-    // Newest first: what a page just made (an opened menu, a dialog) is what the next action needs.
-    for (let i = list.length - 1; i >= 0; i--) {
-      if (marked >= MAX_MARKED) break;
-      const element = list[i]!.deref();
-      if (!element || isConnected?.call(element) !== true) continue;
-      marked++;
-      try {
-        Reflect_.apply(dispatch, element, [new CustomEvent_(MARK_EVENT, { bubbles: true, composed: true })]);
-      } catch {
-        // An element whose dispatch throws is left out.
+    let scanned = 0;
+    const roots: Array<ArrayLike<Element>> = [Reflect_.apply(byTag, win.document, ['*']) as HTMLCollectionOf<Element>];
+    while (roots.length && marked < MAX_MARKED && scanned < MAX_SCANNED) {
+      const list = roots.pop()!;
+      for (let i = 0; i < list.length && marked < MAX_MARKED && scanned < MAX_SCANNED; i++) {
+        const element = list[i]!;
+        scanned++;
+        const shadow = shadowRootOf ? (Reflect_.apply(shadowRootOf, element, []) as ShadowRoot | null) : null;
+        if (shadow) roots.push(Reflect_.apply(allIn, shadow, ['*']) as NodeListOf<Element>);
+        if (!seen.has(element)) continue;
+        marked++;
+        try {
+          Reflect_.apply(dispatch, element, [new CustomEvent_(MARK_EVENT, { bubbles: true, composed: true })]);
+        } catch {
+          // An element whose dispatch throws is left out.
+        }
       }
     }
   };
   Reflect_.apply(original, win.document, [ASK_EVENT, onAsk, true]);
-  const tracker: Tracker = { size: () => list.length };
+  const tracker: Tracker = { has: (element) => seen.has(element) };
   Object.defineProperty(win, INSTALLED, { value: tracker });
   return tracker;
 }
