@@ -243,7 +243,7 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
       if (!label && svgLink) label = clean(element.textContent ?? '');
       let role = roleOf(element);
       if (svgLink && !role) role = 'link';
-      const pointer = element.namespaceURI === SVG_NS && cursorOf(element) === 'pointer';
+      const pointer = Boolean(frame.pointer) || (element.namespaceURI === SVG_NS && cursorOf(element) === 'pointer');
       const weak = svgLink ? '' : weakClickable(element, listeners, pointer && !frame.pointer && element.localName !== 'svg');
       const actionable = svgLink || isActionable(element, role) || Boolean(weak);
       const into = element.namespaceURI === SVG_NS && !actionable && (svgWithTargets.has(element) || (element.localName === 'svg' && element.querySelector('a') !== null));
@@ -263,8 +263,10 @@ export function buildOutline(doc: Document, refs: ElementRefs, options: OutlineO
 
     let role = roleOf(element);
     let actionable = isActionable(element, role);
-    // Where a pointer cursor starts (not inside a node named from its content: its text is its name).
-    const pointer = frame.fold || quiet ? Boolean(frame.pointer) : cursorOf(element) === 'pointer';
+    // Where a pointer cursor starts. Computed styles only where they can matter: not inside a node
+    // named from its content (its text is its name), not under a pointer already (no start there),
+    // not for a link, button… (one can act on it already, and what is inside it is folded into its name).
+    const pointer = frame.fold || quiet || frame.pointer || (actionable && NAME_FROM_CONTENT.has(role)) ? Boolean(frame.pointer) : cursorOf(element) === 'pointer';
     let weak = '';
     if (!actionable && !frame.fold && !quiet && tag !== 'BODY' && tag !== 'HTML') {
       weak = weakClickable(element, listeners, pointer && !frame.pointer);
