@@ -193,6 +193,7 @@ for (const browserName of selectedBrowsers()) {
       assert.ok(read.length < 30_000, `the outline stays bounded: ${read.length} characters`);
       assert.ok(cards.cards.some((c) => /\bclick\b/i.test(c.text) && c.answer === 'Deny'), `the click asked first: ${JSON.stringify(cards.cards.map((c) => c.text))}`);
       assert.ok(cards.cards.every((c) => c.text.length < 2_000), 'no card carries the 10 MB name');
+      assert.ok(cards.cards.some((c) => /Click “Claim Claim/.test(c.text)), `the card names what the click acts on, cut: ${JSON.stringify(cards.cards.map((c) => c.text.slice(0, 300)))}`);
       assert.match(await deepText(page), /Nothing claimed/, 'a denied click did nothing');
       await sidebar.close();
       await page.close();
