@@ -58,6 +58,15 @@ describe('read_page', () => {
     expect(page.requests[0]).toMatchObject({ op: 'outline', maxLength: 24_000 });
   });
 
+  it('passes find to the page agent (only the matching lines come back)', async () => {
+    const page = await fakePage();
+    page.answer = () => ({ ok: true, token: 'tok1', text: '- main:\n  - paragraph: The code is X', nodes: 2, truncated: false, url: 'https://shop.example/', title: 'Shop' });
+    await readPage.execute({ tab_id: page.tabId, find: 'code' }, contextFor(page));
+    expect(page.requests[0]).toMatchObject({ op: 'outline', find: 'code', maxLength: 24_000 });
+    await readPage.execute({ tab_id: page.tabId }, contextFor(page));
+    expect(page.requests[1]).not.toHaveProperty('find');
+  });
+
   it('runs on the tab the approval card showed when no tab_id is given', async () => {
     const page = await fakePage();
     await readPage.execute({}, { ...contextFor(page), tabId: page.tabId });

@@ -50,7 +50,7 @@ export const readPage = defineTool<In<'read_page'>, unknown, PageActionsService>
     const tabId = tab.id!;
     const reply = await context.service.callPage<OutlineReply>(
       tabId,
-      { op: 'outline', ...(input.selector ? { selector: input.selector } : {}), ...(input.ref ? { ref: input.ref } : {}), maxLength: input.max_length ?? 24_000 },
+      { op: 'outline', ...(input.selector ? { selector: input.selector } : {}), ...(input.ref ? { ref: input.ref } : {}), ...(input.find ? { find: input.find } : {}), maxLength: input.max_length ?? 24_000 },
       { signal: context.signal },
     );
     if (!reply.ok) throw refusal('Reading the page', tabId, reply);

@@ -21,7 +21,7 @@ interface Base {
 
 export type PageRequest = Base &
   (
-    | { op: 'outline'; selector?: string; ref?: string; maxLength?: number }
+    | { op: 'outline'; selector?: string; ref?: string; maxLength?: number; find?: string }
     | { op: 'click'; ref: string; button?: 'left' | 'right' | 'middle'; double?: boolean; modifiers?: string[] }
     | { op: 'fill'; ref: string; text: string; submit?: boolean }
     | { op: 'select'; ref: string; value?: string; label?: string }

@@ -17,6 +17,7 @@ export const pageActionsSchemas = {
       selector: { type: 'string', minLength: 1, maxLength: 500, description: 'CSS selector: outline only its first match.' },
       ref: { ...REF, description: 'Outline only this element.' },
       max_length: { type: 'integer', minimum: 500, maximum: 100_000, default: 24_000, description: 'Most characters of outline.' },
+      find: { type: 'string', minLength: 1, maxLength: 200, description: 'Only lines containing this text, with their ancestors.' },
     },
     additionalProperties: false,
   },

@@ -123,7 +123,7 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
         let root: Element | undefined;
         if (request.ref) root = resolve(request.ref, request.token);
         else if (request.selector) root = bySelector(win.document, request.selector);
-        const outline = buildOutline(win.document, refs, { roots: root ? [root] : undefined, maxLength: request.maxLength });
+        const outline = buildOutline(win.document, refs, { roots: root ? [root] : undefined, maxLength: request.maxLength, find: typeof request.find === 'string' ? request.find : undefined });
         return { text: outline.text, nodes: outline.nodes, truncated: outline.truncated, ...page() } satisfies OutlineReply;
       }
       case 'bar':

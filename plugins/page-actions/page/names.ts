@@ -11,6 +11,8 @@ import { GONE, INVISIBLE, shownState } from './visible';
 
 /** Longest name or text the outline prints (longer ones end in "…"). */
 export const MAX_NAME = 100;
+/** Raw characters of a name looked at (the rest of a huge label is never cleaned). */
+const MAX_RAW = 10_000;
 /** How many nodes one name reads at most (a link around a whole article stops early). */
 const NAME_NODES = 400;
 
@@ -27,6 +29,22 @@ export function clean(text: string): string {
   // \s covers the line breaks (\n, \r, \u2028, \u2029…) and every other space.
   const out = text.replace(INVISIBLES, '').replace(BREAKS, ' ').trim();
   return out.includes('[') ? out.replace(FORGED_REF, '($1') : out;
+}
+
+/** Longest text run or field value the outline prints (a node's words, kept whole up to here). */
+export const MAX_TEXT = 2_000;
+
+const LINE_BREAKS_AND_INVISIBLES = /[\u0085\u2028\u2029\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * A field's value as typed, for after a line's `:`: as is when `clean` would not change it, else
+ * quoted as JSON (its spaces at the ends, line breaks and tabs kept exactly, escaped so they cannot
+ * start a line; invisible marks as `\u` escapes), with forged `[ref=…]` marks defused either way.
+ */
+export function exactValue(text: string): string | null {
+  if (clean(text) === text) return null;
+  const quoted = JSON.stringify(text.replace(FORGED_REF, '($1'));
+  return quoted.replace(LINE_BREAKS_AND_INVISIBLES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `text` cut to `max` characters, ending in "…" when cut (never inside a surrogate pair). */
@@ -134,7 +152,9 @@ function firstChildText(element: Element, tag: string): string {
  * clickable div).
  */
 export function accessibleName(element: Element, role: string, fromContent = NAME_FROM_CONTENT.has(role)): string {
-  const name = rawName(element, role, fromContent);
+  const raw = rawName(element, role, fromContent);
+  // A page may name an element with megabytes: only the start can be shown, only the start is cleaned.
+  const name = raw.length > MAX_RAW ? raw.slice(0, MAX_RAW) : raw;
   return name ? cut(clean(name)) : '';
 }
 

@@ -313,6 +313,7 @@ export function statesOf(element: Element, role: string): string {
   let out = '';
   const tag = element.tagName;
   const input = element as HTMLInputElement;
+  if (role === 'textbox' && (tag === 'TEXTAREA' || aria(element, 'aria-multiline') === 'true')) out += ' [multiline]';
   if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
     const checked = aria(element, 'aria-checked');
     if (tag === 'INPUT' && (input.type === 'checkbox' || input.type === 'radio')) {
