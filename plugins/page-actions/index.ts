@@ -1,6 +1,7 @@
 import { definePlugin } from '@/core/plugin';
 import { actionTools } from './actions';
 import { controlTools } from './control';
+import { formsTools } from './forms-tools';
 import './protocol';
 import { setupPageActions, type PageActionsService } from './service';
 
@@ -14,6 +15,6 @@ export const pageActionsPlugin = definePlugin<PageActionsService>({
   id: 'page-actions',
   name: 'Page actions',
   description: 'Reads a page as an outline and acts on it like a person: click, type, choose, scroll, navigate, screenshots. A bar in the tab lets you stop or take over.',
-  tools: [...actionTools, ...controlTools],
+  tools: [...actionTools, ...controlTools, ...formsTools],
   setup: (ctx) => setupPageActions(ctx),
 });
