@@ -3,6 +3,7 @@ import { highlight } from './bar';
 import { quoteName } from './changes';
 import { deepActiveElement, execCommand, fire, fireInputAndChange, focusElement, insertText, isContentEditable, isTextControl, makeEvent, viewOf, type Point } from './input';
 import type { ActContext } from './act';
+import { PASTE_DONE_EVENT, PASTE_REQUEST_EVENT } from './clipboard-main';
 
 /**
  * The hands issue 41 added for text and files: selecting text (`selectText`), the page's own
@@ -157,9 +158,11 @@ const CLIP_CHARS = 20_000;
  */
 export function copySelection(ctx: ActContext, cut: boolean, element?: Element): { note: string; clipboard: string } {
   const { text, target, editable } = currentSelection(ctx.doc, element);
-  const data = new DataTransfer();
-  const event = makeEvent(ClipboardEvent, cut ? 'cut' : 'copy', { bubbles: true, cancelable: true, composed: true, clipboardData: data });
+  const given = new DataTransfer();
+  const event = makeEvent(ClipboardEvent, cut ? 'cut' : 'copy', { bubbles: true, cancelable: true, composed: true, clipboardData: given });
   const notPrevented = fire(target, event);
+  // Firefox gives the event a DataTransfer of its own (it ignores `clipboardData` in the init).
+  const data = event.clipboardData ?? given;
   let clip: string;
   let how: string;
   if (!notPrevented) {
@@ -192,16 +195,43 @@ export function pasteText(ctx: ActContext, element: Element, text: string): stri
   const host = isContentEditable(element) ? (element.closest('[contenteditable]:not([contenteditable="false"])') ?? element) : element;
   if (deepActiveElement(doc) !== host && !host.contains(deepActiveElement(doc))) focusElement(host);
   const target = deepActiveElement(doc) ?? host;
-  const data = new DataTransfer();
-  data.setData('text/plain', text);
-  const event = makeEvent(ClipboardEvent, 'paste', { bubbles: true, cancelable: true, composed: true, clipboardData: data });
   const count = [...text].length;
-  if (!fire(target, event)) return `Pasted ${count} characters into ${ctx.name(element)}: the page's paste handler took them.`;
+  if (pasteEvent(target, text) === 'cancelled') return `Pasted ${count} characters into ${ctx.name(element)}: the page's paste handler took them.`;
   if (!isTextControl(target) && !isContentEditable(target)) return `Offered ${count} characters as a paste to ${ctx.name(element)}; it is not editable and its page did not take them.`;
   const how = insertText(target, text, false);
   if (how === 'prevented') throw new ActionError(`${ctx.describe(element)} refused the pasted text (the page cancelled the input).`);
   if (isTextControl(target)) fireInputAndChange(target);
   return `Pasted ${count} characters into ${ctx.name(element)}.`;
+}
+
+/**
+ * Fires the page's `paste` at `target` with `text` as text/plain: through the MAIN-world bridge
+ * (`clipboard-main.ts`: Firefox hides an extension's DataTransfer entries from the page), else,
+ * where the bridge is missing, from here. Says whether the page cancelled it (took it over).
+ */
+function pasteEvent(target: Element, text: string): 'cancelled' | 'not cancelled' {
+  const win = target.ownerDocument.defaultView;
+  let answer: boolean | undefined;
+  const onDone = (event: Event) => {
+    try {
+      answer = (JSON.parse(String((event as CustomEvent).detail)) as { cancelled?: unknown }).cancelled === true;
+    } catch {
+      // A reply that is not one: ignored.
+    }
+  };
+  if (win) {
+    Reflect.apply(EventTarget.prototype.addEventListener, win, [PASTE_DONE_EVENT, onDone, true]);
+    try {
+      fire(target, new CustomEvent(PASTE_REQUEST_EVENT, { bubbles: true, composed: true, detail: JSON.stringify({ text }) }));
+    } finally {
+      Reflect.apply(EventTarget.prototype.removeEventListener, win, [PASTE_DONE_EVENT, onDone, true]);
+    }
+  }
+  if (answer !== undefined) return answer ? 'cancelled' : 'not cancelled';
+  const data = new DataTransfer();
+  data.setData('text/plain', text);
+  const event = makeEvent(ClipboardEvent, 'paste', { bubbles: true, cancelable: true, composed: true, clipboardData: data, dataType: 'text/plain', data: text } as ClipboardEventInit);
+  return fire(target, event) ? 'not cancelled' : 'cancelled';
 }
 
 /** A file as the background read it from the workspace. */

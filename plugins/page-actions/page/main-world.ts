@@ -1,3 +1,4 @@
+import { installClipboardBridge } from './clipboard-main';
 import { installDialogHooks } from './dialogs-main';
 
 /**
@@ -6,4 +7,5 @@ import { installDialogHooks } from './dialogs-main';
  */
 export function installMainWorld(): void {
   installDialogHooks();
+  installClipboardBridge();
 }
