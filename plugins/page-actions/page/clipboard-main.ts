@@ -19,6 +19,7 @@ export function installClipboardBridge(win: Window & typeof globalThis = window)
   // The page's built-ins as they are at document start: a later page script cannot bend them.
   const { DataTransfer: Transfer, ClipboardEvent: Clip, CustomEvent: Custom, EventTarget: Target } = win;
   const dispatch = Target.prototype.dispatchEvent;
+  const tellAgent = win.dispatchEvent.bind(win);
   const setData = Transfer.prototype.setData;
   const parse = JSON.parse;
   const stringify = JSON.stringify;
@@ -39,7 +40,7 @@ export function installClipboardBridge(win: Window & typeof globalThis = window)
       const init = { bubbles: true, cancelable: true, composed: true, clipboardData: data, dataType: 'text/plain', data: text } as ClipboardEventInit;
       const paste = new Clip('paste', init);
       const notCancelled = Reflect.apply(dispatch, target, [paste]) as boolean;
-      Reflect.apply(dispatch, win, [new Custom(PASTE_DONE_EVENT, { detail: stringify({ cancelled: !notCancelled }) })]);
+      tellAgent(new Custom(PASTE_DONE_EVENT, { detail: stringify({ cancelled: !notCancelled }) }));
     },
     true,
   );

@@ -1,5 +1,4 @@
 import { DIALOG_ARM_EVENT, DIALOG_MESSAGE_CHARS, DIALOG_RAISED_EVENT, DIALOGS_REPORTED, type DialogAnswer, type DialogSeen } from './dialogs-protocol';
-import { fire } from './input';
 
 /**
  * The page agent's side of dialogs (isolated world): around each action it tells the MAIN-world
@@ -15,9 +14,6 @@ export interface DialogWatch {
   /** Runs `work` as an action: dialogs raised meanwhile are answered at once and returned. */
   during<T>(work: () => Promise<T>): Promise<{ value: T; dialogs: DialogSeen[]; more: number }>;
 }
-
-const listen = EventTarget.prototype.addEventListener;
-const unlisten = EventTarget.prototype.removeEventListener;
 
 /** A report from the MAIN world, checked (the page can send one too: it is page data all the same). */
 function parse(detail: unknown): DialogSeen | null {
@@ -41,7 +37,8 @@ function parse(detail: unknown): DialogSeen | null {
 
 export function dialogWatch(win: Window): DialogWatch {
   let pending: DialogAnswer | null = null;
-  const tell = (detail: unknown) => fire(win, new CustomEvent(DIALOG_ARM_EVENT, { detail: JSON.stringify(detail) }));
+  // The window's own dispatchEvent: this world's, out of the page's reach.
+  const tell = (detail: unknown) => win.dispatchEvent(new CustomEvent(DIALOG_ARM_EVENT, { detail: JSON.stringify(detail) }));
   return {
     arm(answer) {
       pending = answer;
@@ -57,14 +54,14 @@ export function dialogWatch(win: Window): DialogWatch {
         if (dialogs.length < DIALOGS_REPORTED) dialogs.push(seen);
         else more++;
       };
-      Reflect.apply(listen, win, [DIALOG_RAISED_EVENT, onRaised, true]);
+      win.addEventListener(DIALOG_RAISED_EVENT, onRaised, true);
       tell({ acting: true, answer: pending });
       try {
         const value = await work();
         return { value, dialogs, more };
       } finally {
         tell({ acting: false });
-        Reflect.apply(unlisten, win, [DIALOG_RAISED_EVENT, onRaised, true]);
+        win.removeEventListener(DIALOG_RAISED_EVENT, onRaised, true);
       }
     },
   };

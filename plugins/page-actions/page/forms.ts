@@ -1,7 +1,7 @@
 import { ActionError, ensureActionable } from './actionable';
 import { highlight } from './bar';
 import { quoteName } from './changes';
-import { deepActiveElement, execCommand, fire, fireInputAndChange, focusElement, insertText, isContentEditable, isTextControl, makeEvent, viewOf, type Point } from './input';
+import { deepActiveElement, fire, fireInputAndChange, focusElement, insertText, isContentEditable, isTextControl, makeEvent, viewOf, type Point } from './input';
 import type { ActContext } from './act';
 import { PASTE_DONE_EVENT, PASTE_REQUEST_EVENT } from './clipboard-main';
 
@@ -174,7 +174,7 @@ export function copySelection(ctx: ActContext, cut: boolean, element?: Element):
     clip = text;
     how = text ? `the selected text` : 'nothing (no text is selected; use select_text first)';
     if (cut && text && editable) {
-      execCommand(ctx.doc, 'delete');
+      insertText(target, '', false);
       how += ', deleted from the field';
     }
   }
@@ -220,11 +220,11 @@ function pasteEvent(target: Element, text: string): 'cancelled' | 'not cancelled
     }
   };
   if (win) {
-    Reflect.apply(EventTarget.prototype.addEventListener, win, [PASTE_DONE_EVENT, onDone, true]);
+    win.addEventListener(PASTE_DONE_EVENT, onDone, true);
     try {
       fire(target, new CustomEvent(PASTE_REQUEST_EVENT, { bubbles: true, composed: true, detail: JSON.stringify({ text }) }));
     } finally {
-      Reflect.apply(EventTarget.prototype.removeEventListener, win, [PASTE_DONE_EVENT, onDone, true]);
+      win.removeEventListener(PASTE_DONE_EVENT, onDone, true);
     }
   }
   if (answer !== undefined) return answer ? 'cancelled' : 'not cancelled';
