@@ -63,7 +63,7 @@ function positionOf(runs: { node: Text; start: number }[], index: number, isEnd:
 function span(ctx: ActContext, element: Element, full: string, text?: string, start?: number, end?: number): [number, number] {
   if (text !== undefined) {
     if (!text) throw new ActionError('select_text needs a non-empty `text`, or `start` and `end`.');
-    let at = full.indexOf(text);
+    const at = full.indexOf(text);
     // Whitespace in the page (new lines, runs of spaces) need not match the model's exactly.
     if (at < 0) {
       const loose = new RegExp(text.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'));
