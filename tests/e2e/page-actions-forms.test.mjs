@@ -73,6 +73,15 @@ for (const browserName of selectedBrowsers()) {
     test('Quill: type, select a word, Bold; the page\'s copy handler; paste over a word through Quill\'s paste handler', async () => {
       const { page, sidebar, tabId, cards } = await open('forms-quill.html');
       await waitForDeepText(page, /Contents/);
+      // The user's own clipboard holds something; nothing the agent does may read or replace it.
+      // (Chromium: Playwright grants the clipboard to the page; Firefox's content has no readText
+      // without a user gesture, so there the unit test's spies hold it: forms.test.ts.)
+      const USERS = "the user's own clipboard";
+      const sentinel = browserName === 'chromium';
+      if (sentinel) {
+        await page.raw.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(site.url('/')).origin });
+        await page.raw.evaluate((text) => navigator.clipboard.writeText(text), USERS);
+      }
       let outline = '';
       const act = (name, args) => ({ name, arguments: { tab_id: tabId, ...args } });
       const editor = () => refFor(outline, 'textbox');
@@ -102,6 +111,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(got[5], /Hello \(copied from Notes\)/, `the copy gives what the page's own handler set: ${got[5]}`);
       assert.match(got[6], /paste handler took/, `Quill took the paste itself: ${got[6]}`);
       assert.match(await deepText(page), /Copied by the page: Hello/);
+      if (sentinel) assert.equal(await page.raw.evaluate(() => navigator.clipboard.readText()), USERS, 'the system clipboard is untouched by copy and paste');
       await sidebar.close();
       await page.close();
     });
@@ -135,6 +145,7 @@ for (const browserName of selectedBrowsers()) {
         () => act('upload_file', { ref: field(), path: '/.sidequest-tmp/secret.part' }),
         () => act('upload_file', { ref: field(), path: '/big.bin' }),
         () => act('upload_file', { ref: field(), path: '/docs/missing.txt' }),
+        () => act('upload_file', { ref: refFor(outline, 'button', 'Drop zone'), path: '/docs/cv.txt' }),
         () => ({ text: 'Finished.' }),
       ]);
       model.setScript(script);
@@ -149,12 +160,13 @@ for (const browserName of selectedBrowsers()) {
       assert.match(got[4], /reserved/, `the temporary folder refused: ${got[4]}`);
       assert.match(got[5], /100\.0 MB.*at most 10 MB/, `100 MB refused: ${got[5]}`);
       assert.match(got[6], /no file \/docs\/missing\.txt/, `a missing file is named: ${got[6]}`);
+      assert.match(text, /Dropped: cv\.txt: Ada Lovelace/, `the drop zone got the file: ${got[7]}`);
       const uploads = cards.cards.filter((c) => /Upload the file/.test(c.text));
       const first = uploads.find((c) => /cv\.txt \(42 bytes\)/.test(c.text));
       assert.ok(first, `the card names the file and its size: ${JSON.stringify(cards.cards.map((c) => c.text))}`);
       assert.match(first.text, /127\.0\.0\.1/, 'the card names the site');
       assert.ok(uploads.every((c) => !c.buttons.includes('Always allow')), `an upload is never remembered: ${uploads.map((c) => c.buttons)}`);
-      assert.ok(uploads.length >= 5, `every upload asked, even after Allow: ${uploads.length}`);
+      assert.ok(uploads.length >= 6, `every upload asked, even after Allow: ${uploads.length}`);
       await sidebar.close();
       await page.close();
     });

@@ -3,7 +3,7 @@ import { highlight } from './bar';
 import { quoteName } from './changes';
 import { deepActiveElement, fire, fireInputAndChange, focusElement, insertText, isContentEditable, isTextControl, makeEvent, viewOf, type Point } from './input';
 import type { ActContext } from './act';
-import { PASTE_DONE_EVENT, PASTE_REQUEST_EVENT } from './clipboard-main';
+import { DROP_DONE_EVENT, DROP_REQUEST_EVENT, PASTE_DONE_EVENT, PASTE_REQUEST_EVENT } from './clipboard-main';
 
 /**
  * The hands issue 41 added for text and files: selecting text (`selectText`), the page's own
@@ -283,14 +283,42 @@ export function uploadFile(ctx: ActContext, element: Element, upload: UploadFile
   }
   const point = ensureActionable(element, ctx.describe);
   show(element, ctx.label('fill'));
+  if (dropThroughPage(element, upload, point) === 'refused') throw new ActionError(`${ctx.describe(element)} is neither a file input nor a drop zone (it did not accept a dragged file). Use upload_file on the page's file input (input type=file), from read_page.`);
+  return `Dropped the file ${quoteName(file.name, 120)} (${size}) on ${ctx.name(element)}.`;
+}
+
+/**
+ * Drags the file onto `element` (dragenter, dragover, and drop when the zone cancelled dragover, as
+ * a drop zone does): made in the page's MAIN world (`clipboard-main.ts`: Firefox hides an
+ * extension's DataTransfer from the page), else from here when the bridge is missing.
+ */
+function dropThroughPage(element: Element, upload: UploadFile, point: Point): 'dropped' | 'refused' {
+  const win = element.ownerDocument.defaultView;
+  let accepted: boolean | undefined;
+  const onDone = (event: Event) => {
+    try {
+      accepted = (JSON.parse(String((event as CustomEvent).detail)) as { accepted?: unknown }).accepted === true;
+    } catch {
+      // Not a reply.
+    }
+  };
+  if (win) {
+    win.addEventListener(DROP_DONE_EVENT, onDone, true);
+    try {
+      fire(element, new CustomEvent(DROP_REQUEST_EVENT, { bubbles: true, composed: true, detail: JSON.stringify({ ...upload, x: point.x, y: point.y }) }));
+    } finally {
+      win.removeEventListener(DROP_DONE_EVENT, onDone, true);
+    }
+  }
+  if (accepted !== undefined) return accepted ? 'dropped' : 'refused';
+  const data = new DataTransfer();
+  data.items.add(fileFrom(upload));
   const view = viewOf(element);
   const drag = (type: string) => fire(element, makeEvent(DragEvent, type, { bubbles: true, cancelable: true, composed: true, view: view as Window, clientX: point.x, clientY: point.y, dataTransfer: data }));
   drag('dragenter');
-  const over = drag('dragover');
-  // A drop zone says it takes the drop by cancelling dragover; otherwise the browser would not drop.
-  if (over) throw new ActionError(`${ctx.describe(element)} is neither a file input nor a drop zone (it did not accept a dragged file). Use upload_file on the page's file input (input type=file), from read_page.`);
+  if (drag('dragover')) return 'refused';
   drag('drop');
-  return `Dropped the file ${quoteName(file.name, 120)} (${size}) on ${ctx.name(element)}.`;
+  return 'dropped';
 }
 
 /** Whether a file input's `accept` list takes `file` (extensions, exact types, `type/*`). */
