@@ -148,7 +148,7 @@ export const pageActionsSchemas = {
     required: ['ref', 'path'],
     additionalProperties: false,
   },
-  dialog: {
+  handle_dialog: {
     type: 'object',
     properties: {
       tab_id: TAB_ID,

@@ -87,6 +87,11 @@ const ROWS: Row[] = [
     ['press_key', { key: 'Escape' }],
     ['hover', { ref: 'e1' }],
     ['scroll', { direction: 'down' }],
+    ['select_text', { ref: 'e1', text: 'milk' }],
+    ['clipboard', { action: 'paste', ref: 'e1', text: 'buy milk' }],
+    ['clipboard', { action: 'copy' }],
+    ['upload_file', { ref: 'e1', path: 'docs/cv.pdf' }],
+    ['handle_dialog', { accept: true }],
   ] as const).map(([tool, input]) => ({
     label: tool,
     tool,
