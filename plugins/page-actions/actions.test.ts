@@ -7,6 +7,7 @@ import { UNTRUSTED_MARKER, unwrapUntrusted } from '@/core/registry/untrusted';
 import { click, fill, navigableUrl, navigate, readPage, screenshot, scroll, selectOption, waitFor, actionTools } from './actions';
 import { NO_CHANGE } from './flow';
 import { pointerTools } from './pointer-tools';
+import { formsTools } from './forms-tools';
 import { pageActionsSchemas } from './schemas';
 import { captureVisible, frameFor, MAX_SIDE } from './screenshot';
 import { contextFor, fakePage } from './test-page';
@@ -23,9 +24,11 @@ const markers = (text: string) => text.split(UNTRUSTED_MARKER).length - 1;
 describe('tools and their contract', () => {
   it('are the schema contract\'s tools (hand_over belongs to the control work)', () => {
     const pointing = ['drag', 'click_at', 'hover_at'];
-    expect(actionTools.map((t) => t.name).sort()).toEqual(Object.keys(pageActionsSchemas).filter((n) => n !== 'hand_over' && !pointing.includes(n)).sort());
+    const forms = formsTools.map((t) => t.name);
+    expect(actionTools.map((t) => t.name).sort()).toEqual(Object.keys(pageActionsSchemas).filter((n) => n !== 'hand_over' && !pointing.includes(n) && !forms.includes(n)).sort());
     expect(pointerTools.map((t) => t.name).sort()).toEqual([...pointing].sort());
-    for (const tool of [...actionTools, ...pointerTools]) expect(tool.inputSchema).toBe(pageActionsSchemas[tool.name as keyof typeof pageActionsSchemas]);
+    // The forms tools (issue 41) are in `forms-tools.ts`.
+    for (const tool of [...actionTools, ...pointerTools, ...formsTools]) expect(tool.inputSchema).toBe(pageActionsSchemas[tool.name as keyof typeof pageActionsSchemas]);
   });
 
   it('reads are read-only page reads with private results; actions act on the tab; navigate reaches the address', async () => {

@@ -101,9 +101,10 @@ export const selectOption = defineTool<In<'select_option'>, ActionResult, PageAc
   timeoutMs: ACTION_TIMEOUT_MS,
   annotations: { ...ACTS, describe: cardWords('select_option') },
   async execute(input, context: Context) {
-    if (input.value === undefined && input.label === undefined) throw new Error('Give the option\'s value or its label (the text shown for it).');
+    if (input.value === undefined && input.label === undefined && input.values === undefined) throw new Error('Give the option\'s value or its label (the text shown for it), or values for a multi-select.');
     const tab = await begin(input.tab_id, context);
-    return runAction(tab, { op: 'select', ref: input.ref, ...(input.value !== undefined ? { value: input.value } : {}), ...(input.label !== undefined ? { label: input.label } : {}) }, context, 'Choosing the option', true);
+    const { value, label, values } = input;
+    return runAction(tab, { op: 'select', ref: input.ref, ...(value !== undefined ? { value } : {}), ...(label !== undefined ? { label } : {}), ...(values !== undefined ? { values: [...values] } : {}) }, context, 'Choosing the option', true);
   },
 });
 

@@ -34,6 +34,8 @@ export interface ActionResult {
   changed: string;
   /** What was done: our words, with the page's (names of elements) in the envelope. */
   note: string;
+  /** `clipboard` copy/cut: what the page put on its clipboard, or the selected text (in the envelope). */
+  clipboard?: string;
 }
 
 export const NO_CHANGE = 'No visible change.';
@@ -76,14 +78,37 @@ async function currentUrl(tabId: number, fallback: string): Promise<{ url: strin
 /** An action's reply as the model reads it. */
 export async function actionResult(tabId: number, fallbackUrl: string, reply: ActionReply, extraNote = ''): Promise<ActionResult> {
   const { url } = await currentUrl(tabId, fallbackUrl);
-  const notes = [extraNote, reply.note ? `What was done: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : ''].filter(Boolean);
+  const notes = [extraNote, reply.note ? `What was done: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : '', dialogNotes(tabId, reply)].filter(Boolean);
   return {
     tab_id: tabId,
     url,
     title: pageTitle(tabId, reply.title),
     changed: reply.changed ? untrusted(`what changed in tab ${tabId} (${url})`, reply.changed) : NO_CHANGE,
     note: notes.join(' ') || 'Done.',
+    // A copy or cut: what the page's clipboard got (page data, private like any read).
+    ...(typeof reply.clipboard === 'string' ? { clipboard: reply.clipboard ? untrusted(`the clipboard's text from tab ${tabId} (${url})`, reply.clipboard) : '' } : {}),
   };
+}
+
+/**
+ * The dialogs the page raised during an action (answered at once: `page/dialogs-main.ts`), in our
+ * words, with the page's messages in the envelope, and how to answer otherwise.
+ */
+export function dialogNotes(tabId: number, reply: Pick<ActionReply, 'dialogs' | 'moreDialogs'>): string {
+  const dialogs = reply.dialogs ?? [];
+  if (!dialogs.length) return '';
+  const page = (text: string) => untrusted(`a dialog's text from tab ${tabId}`, text);
+  const lines = dialogs.map((d) => {
+    if (d.type === 'alert') return `The page showed an alert: ${page(d.message)}; it was closed (OK).`;
+    const answer = d.accepted ? (d.type === 'prompt' ? `OK with the text ${page(d.text ?? '')}` : 'OK') : 'Cancel';
+    const fallback = d.armed ? ' (the answer handle_dialog set)' : '';
+    const deflt = d.type === 'prompt' && d.defaultText ? ` (its default text: ${page(d.defaultText)})` : '';
+    return `The page asked (${d.type}): ${page(d.message)}${deflt}; answered ${answer}${fallback}.`;
+  });
+  if (reply.moreDialogs) lines.push(`The page raised ${reply.moreDialogs} more dialog(s) during the action, answered the same way (Cancel).`);
+  const asked = dialogs.some((d) => d.type !== 'alert' && !d.armed);
+  if (asked) lines.push('To answer otherwise, call handle_dialog {accept: true} (with text for a prompt), then repeat the action.');
+  return lines.join(' ');
 }
 
 /** The head of the page's outline (after a navigation): the reply, or the reason it could not be read. */
@@ -100,7 +125,8 @@ export async function outlineHead(tabId: number, context: Context): Promise<Page
 export async function navigatedResult(tabId: number, context: Context, how: string, reply?: ActionReply, read?: Awaited<ReturnType<typeof outlineHead>>): Promise<ActionResult> {
   const head = read ?? (await outlineHead(tabId, context));
   const { url, title } = await currentUrl(tabId, '');
-  const did = reply?.note ? ` What was done before: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : '';
+  const dialogs = reply ? dialogNotes(tabId, reply) : '';
+  const did = `${reply?.note ? ` What was done before: ${untrusted(`the page agent's note from tab ${tabId}`, reply.note)}` : ''}${dialogs ? ` ${dialogs}` : ''}`;
   if (!head.ok) {
     return { tab_id: tabId, url, title: pageTitle(tabId, title), changed: NO_CHANGE, note: `${how} ${url}.${did} The new page could not be read: ${head.error}` };
   }

@@ -2,6 +2,7 @@ import { definePlugin } from '@/core/plugin';
 import { actionTools } from './actions';
 import { controlTools } from './control';
 import { pointerTools } from './pointer-tools';
+import { formsTools } from './forms-tools';
 import './protocol';
 import { setupPageActions, type PageActionsService } from './service';
 
@@ -15,6 +16,6 @@ export const pageActionsPlugin = definePlugin<PageActionsService>({
   id: 'page-actions',
   name: 'Page actions',
   description: 'Reads a page as an outline and acts on it like a person: click, type, choose, scroll, navigate, screenshots. A bar in the tab lets you stop or take over.',
-  tools: [...actionTools, ...pointerTools, ...controlTools],
+  tools: [...actionTools, ...pointerTools, ...formsTools, ...controlTools],
   setup: (ctx) => setupPageActions(ctx),
 });

@@ -1,3 +1,6 @@
+import type { DialogSeen } from './page/dialogs-protocol';
+import type { UploadFile } from './page/forms';
+
 /**
  * The contract between the background (`service.ts`) and the page agent
  * (`page/agent.ts`, injected into the tab's isolated world by `entrypoints/page-actions-agent.ts`).
@@ -24,7 +27,12 @@ export type PageRequest = Base &
     | { op: 'outline'; selector?: string; ref?: string; maxLength?: number; find?: string }
     | { op: 'click'; ref: string; button?: 'left' | 'right' | 'middle'; double?: boolean; modifiers?: string[] }
     | { op: 'fill'; ref: string; text: string; submit?: boolean }
-    | { op: 'select'; ref: string; value?: string; label?: string }
+    | { op: 'select'; ref: string; value?: string; label?: string; values?: string[] }
+    /** Issue 41's hands for text and files (`page/forms.ts`) and the dialogs' armed answer (`page/dialogs.ts`). */
+    | { op: 'selectText'; ref: string; text?: string; start?: number; end?: number }
+    | { op: 'clipboard'; action: 'copy' | 'cut' | 'paste'; ref?: string; text?: string }
+    | { op: 'upload'; ref: string; file: UploadFile }
+    | { op: 'dialog'; accept: boolean; text?: string }
     | { op: 'press'; key: string; ref?: string }
     | { op: 'hover'; ref: string }
     | { op: 'scroll'; ref?: string; direction?: 'up' | 'down' | 'left' | 'right'; amount?: number }
@@ -69,7 +77,13 @@ export interface ActionReply {
   url: string;
   title: string;
   /** A line about what was done, for the model ("Clicked button \"Add\"."). */
-  note?: string;  /** The document began to unload during the action (a navigation is on its way). */
+  note?: string;
+  /** `clipboard` copy/cut: what the page put on the clipboard, or the selected text (page data). */
+  clipboard?: string;
+  /** Dialogs the page raised during the action, answered at once (`page/dialogs-main.ts`), and how many more. */
+  dialogs?: DialogSeen[];
+  moreDialogs?: number;
+  /** The document began to unload during the action (a navigation is on its way). */
   navigating?: boolean;
 }
 

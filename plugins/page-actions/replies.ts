@@ -1,3 +1,4 @@
+import { DIALOG_MESSAGE_CHARS, DIALOGS_REPORTED, type DialogSeen } from './page/dialogs-protocol';
 import type { PageReply, PageRequest } from './protocol';
 
 /**
@@ -22,7 +23,29 @@ export const LIMITS = {
   error: 2_000,
   name: 1_000,
   short: 100,
+  /** What a copy gave back (the page agent cuts at 20,000). */
+  clipboard: 20_000,
 } as const;
+
+/** The dialogs an action met (`page/dialogs.ts`), checked: page data, cut. */
+function dialogsOf(raw: unknown): DialogSeen[] {
+  if (!Array.isArray(raw)) return [];
+  const out: DialogSeen[] = [];
+  for (const item of raw.slice(0, DIALOGS_REPORTED)) {
+    if (!item || typeof item !== 'object') continue;
+    const d = item as Record<string, unknown>;
+    if (d.type !== 'alert' && d.type !== 'confirm' && d.type !== 'prompt') continue;
+    out.push({
+      type: d.type,
+      message: text(d.message, DIALOG_MESSAGE_CHARS) ?? '',
+      accepted: d.accepted === true,
+      armed: d.armed === true,
+      ...(typeof d.defaultText === 'string' ? { defaultText: text(d.defaultText, DIALOG_MESSAGE_CHARS) } : {}),
+      ...(typeof d.text === 'string' ? { text: text(d.text, DIALOG_MESSAGE_CHARS) } : {}),
+    });
+  }
+  return out;
+}
 
 type Fields = Record<string, unknown>;
 
@@ -53,11 +76,26 @@ function fieldsFor(op: PageRequest['op'], raw: Fields, maxLength?: number): Fiel
     case 'drag':
     case 'clickAt':
     case 'hoverAt':
-    case 'wait': {
+    case 'wait':
+    case 'selectText':
+    case 'clipboard':
+    case 'upload':
+    case 'dialog': {
       const changed = text(raw.changed, LIMITS.changed);
       if (changed === undefined) return null;
       const note = text(raw.note, LIMITS.note);
-      return { changed, url: text(raw.url, LIMITS.url) ?? '', title: text(raw.title, LIMITS.title) ?? '', ...(note ? { note } : {}), ...(raw.navigating === true ? { navigating: true } : {}) };
+      const clipboard = text(raw.clipboard, LIMITS.clipboard);
+      const dialogs = dialogsOf(raw.dialogs);
+      return {
+        changed,
+        url: text(raw.url, LIMITS.url) ?? '',
+        title: text(raw.title, LIMITS.title) ?? '',
+        ...(note ? { note } : {}),
+        ...(raw.navigating === true ? { navigating: true } : {}),
+        ...(op === 'clipboard' && clipboard !== undefined ? { clipboard } : {}),
+        ...(dialogs.length ? { dialogs } : {}),
+        ...(finite(raw.moreDialogs) && raw.moreDialogs > 0 ? { moreDialogs: Math.floor(raw.moreDialogs) } : {}),
+      };
     }
     case 'describe':
     case 'describeAt': {

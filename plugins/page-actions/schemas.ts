@@ -51,6 +51,7 @@ export const pageActionsSchemas = {
       ref: REF,
       value: { type: 'string', maxLength: 1000 },
       label: { type: 'string', maxLength: 1000, description: 'Visible text, if the value is unknown.' },
+      values: { type: 'array', items: { type: 'string', maxLength: 1000 }, minItems: 1, maxItems: 100, description: 'Multi-select: exactly these (values or labels).' },
     },
     required: ['ref'],
     additionalProperties: false,
@@ -127,6 +128,18 @@ export const pageActionsSchemas = {
     required: ['ref'],
     additionalProperties: false,
   },
+  select_text: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      ref: REF,
+      text: { type: 'string', minLength: 1, maxLength: 10_000, description: 'Select its first occurrence.' },
+      start: { type: 'integer', minimum: 0, description: 'Or a range: character offsets in the element\'s text.' },
+      end: { type: 'integer', minimum: 0 },
+    },
+    required: ['ref'],
+    additionalProperties: false,
+  },
   click_at: {
     type: 'object',
     properties: {
@@ -147,6 +160,37 @@ export const pageActionsSchemas = {
       y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
     },
     required: ['x', 'y'],
+    additionalProperties: false,
+  },
+  clipboard: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      action: { type: 'string', enum: ['copy', 'cut', 'paste'] },
+      ref: { ...REF, description: 'Paste: where (required); copy/cut: the field whose selection.' },
+      text: { type: 'string', maxLength: 100_000, description: 'Paste: the text.' },
+    },
+    required: ['action'],
+    additionalProperties: false,
+  },
+  upload_file: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      ref: { ...REF, description: 'A file input (or a drop zone).' },
+      path: { type: 'string', minLength: 1, maxLength: 1024, description: 'Workspace file ("/docs/cv.pdf").' },
+    },
+    required: ['ref', 'path'],
+    additionalProperties: false,
+  },
+  handle_dialog: {
+    type: 'object',
+    properties: {
+      tab_id: TAB_ID,
+      accept: { type: 'boolean', description: 'OK (true) or Cancel (false).' },
+      text: { type: 'string', maxLength: 10_000, description: 'A prompt\'s answer.' },
+    },
+    required: ['accept'],
     additionalProperties: false,
   },
   hand_over: {

@@ -6,6 +6,7 @@ import type { DescribeAs, ElementFacts } from './protocol';
 import type { PageActionsService } from './service';
 import { isSensitiveName } from './sensitive';
 import { lastShot } from './shots';
+import { workspaceFileSize } from './workspace-file';
 
 /**
  * The approval card's words for each action ("Click 'Place order' on shop.example", "Type 'buy
@@ -32,10 +33,14 @@ export interface WordsEnv {
   service: Pick<PageActionsService, 'callPage'>;
   /** The tab's host ("shop.example"), or undefined when it cannot be told. */
   host(tabId: number): Promise<string | undefined>;
+  /** The tab's address (where an uploaded file goes), if it can be told. */
+  url?(tabId: number): Promise<string | undefined>;
+  /** The size in bytes of a workspace file (`upload_file`'s card), if it is there. */
+  fileSize?(path: string): Promise<number | undefined>;
 }
 
 /** Actions with words; the read-only tools (read_page, wait_for, screenshot) have no card. */
-const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate', 'drag', 'click_at', 'hover_at'] as const;
+const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate', 'drag', 'click_at', 'hover_at', 'select_text', 'clipboard', 'upload_file', 'handle_dialog'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /**
@@ -44,7 +49,7 @@ type Action = (typeof ACTIONS)[number];
  */
 export function cardWords(tool: string): ToolAnnotations['describe'] {
   if (!(ACTIONS as readonly string[]).includes(tool)) return undefined;
-  return (input, context) => describeAction(tool as Action, input ?? {}, context.tabId, { service: context.service as PageActionsService, host: tabHost });
+  return (input, context) => describeAction(tool as Action, input ?? {}, context.tabId, { service: context.service as PageActionsService, host: tabHost, url: tabAddress, fileSize: workspaceFileSize });
 }
 
 /**
@@ -93,7 +98,8 @@ export async function describeAction(tool: Action, input: Record<string, unknown
     }
     case 'select_option': {
       const el = await facts('select');
-      const option = typeof input.label === 'string' ? input.label : typeof input.value === 'string' ? input.value : '';
+      const several = Array.isArray(input.values) ? input.values.filter((v): v is string => typeof v === 'string') : undefined;
+      const option = several ? several.join(', ') : typeof input.label === 'string' ? input.label : typeof input.value === 'string' ? input.value : '';
       return { words: said('pageActions.card.select', { option: cut(option, NAME_CHARS), name: nameOf(el, ref), site: await site() }), ...sensitive(false), ...carries(option, []) };
     }
     case 'press_key': {
@@ -160,6 +166,45 @@ export async function describeAction(tool: Action, input: Record<string, unknown
       const to = el?.link ?? el?.form;
       // Nothing known at the point (no screenshot, a frame from elsewhere): asked every time.
       return { words: said(key, at), ...sensitive(el === undefined || actsSensitively(el)), ...carries(undefined, to ? [to] : []) };
+    }
+    case 'select_text': {
+      const name = nameOf(await facts('other'), ref);
+      if (typeof input.text === 'string') return { words: said('pageActions.card.selectText', { text: cut(input.text, TEXT_CHARS), name, site: await site() }), ...sensitive(false) };
+      const start = typeof input.start === 'number' ? input.start : 0;
+      const end = typeof input.end === 'number' ? input.end : start;
+      return { words: said('pageActions.card.selectRange', { start, end, name, site: await site() }), ...sensitive(false) };
+    }
+    case 'clipboard': {
+      if (input.action !== 'paste') return { words: said(input.action === 'cut' ? 'pageActions.card.cut' : 'pageActions.card.copy', { site: await site() }), ...sensitive(false) };
+      // A paste is typing: the text goes to the page's site, a secret field's text is dots.
+      const el = await facts('fill');
+      const text = typeof input.text === 'string' ? input.text : '';
+      const secret = el !== undefined && isSecretField(el);
+      return {
+        words: said('pageActions.card.paste', { text: secret ? PASSWORD_DOTS : cut(text, TEXT_CHARS), name: nameOf(el, ref), site: await site() }),
+        ...sensitive(secret),
+        ...carries(text, []),
+        ...(secret ? { hidden: ['text'] } : {}),
+      };
+    }
+    case 'upload_file': {
+      // A file leaves for the page's site: always asked, never remembered, outbound to that site
+      // whatever the user said (a file is never "the user's own words").
+      const el = await facts('other');
+      const path = typeof input.path === 'string' ? input.path : '';
+      const size = env.fileSize ? await env.fileSize(path).catch(() => undefined) : undefined;
+      const address = tabId !== undefined && env.url ? await env.url(tabId).catch(() => undefined) : undefined;
+      return {
+        words: said('pageActions.card.upload', { file: cut(path, NAME_CHARS), size: size === undefined ? '?' : bytesWord(size), name: nameOf(el, ref), site: await site() }),
+        sensitive: true,
+        carries: address ? { to: [address] } : { text: `\u0000file ${path}` },
+      };
+    }
+    case 'handle_dialog': {
+      const text = typeof input.text === 'string' ? input.text : undefined;
+      const site_ = await site();
+      if (input.accept === true && text !== undefined) return { words: said('pageActions.card.dialogText', { text: cut(text, TEXT_CHARS), site: site_ }), ...sensitive(false), ...carries(text, []) };
+      return { words: said(input.accept === true ? 'pageActions.card.dialogOk' : 'pageActions.card.dialogCancel', { site: site_ }), ...sensitive(false) };
     }
     case 'navigate': {
       if (typeof input.url === 'string') return { words: said('pageActions.card.open', { url: cut(input.url, NAME_CHARS) }), ...sensitive(false) };
@@ -229,6 +274,19 @@ export function cut(text: string, max: number): string {
   const flat = text.slice(0, max * 8).replace(/\s+/g, ' ').trim();
   const pieces = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(flat)].map((s) => s.segment);
   return pieces.length > max ? `${pieces.slice(0, max - 1).join('').trimEnd()}…` : flat;
+}
+
+/** A size in bytes as the card says it ("12 bytes", "3.4 KB", "2.1 MB"). */
+export function bytesWord(size: number): string {
+  if (size < 1024) return `${size} bytes`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** The tab's address, where a file it uploads goes. */
+async function tabAddress(tabId: number): Promise<string | undefined> {
+  const tab = await browser.tabs.get(tabId);
+  return tab.url || undefined;
 }
 
 /** The tab's host, as the card names the site. */

@@ -194,9 +194,10 @@ function wanted(value?: string, label?: string): string {
   return [value !== undefined ? `the value ${quoteName(value)}` : '', label !== undefined ? `the label ${quoteName(label)}` : ''].filter(Boolean).join(' or ');
 }
 
-export async function selectOption(ctx: ActContext, element: Element, value?: string, label?: string): Promise<string> {
-  if (value === undefined && label === undefined) throw new ActionError('Say which option: pass `value` or `label`.');
+export async function selectOption(ctx: ActContext, element: Element, value?: string, label?: string, values?: string[]): Promise<string> {
   const target = element.localName === 'label' && (element as HTMLLabelElement).control ? (element as HTMLLabelElement).control! : element;
+  if (values !== undefined) return selectSeveral(ctx, target, values);
+  if (value === undefined && label === undefined) throw new ActionError('Say which option: pass `value` or `label`.');
   if (target.localName === 'select') return selectNative(ctx, target as HTMLSelectElement, value, label);
   const role = target.getAttribute('role') ?? '';
   if (/^(listbox|combobox)$/.test(role) || target.getAttribute('aria-haspopup') === 'listbox') return selectAria(ctx, target, value, label);
@@ -218,6 +219,73 @@ function selectNative(ctx: ActContext, select: HTMLSelectElement, value?: string
   else setNativeSelected(option, true);
   fireInputAndChange(select);
   return `Chose ${quoteName(choice.label)} in ${ctx.name(select)}.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// several options (issue 41): a <select multiple> or a listbox with aria-multiselectable
+
+/** The options `wantedValues` name (each by value or label), or an error listing those not found. */
+function pickSeveral(ctx: ActContext, host: Element, choices: Choice[], wantedValues: string[]): Choice[] {
+  const picked: Choice[] = [];
+  const missing: string[] = [];
+  for (const want of wantedValues) {
+    const choice = pick(choices, want, want);
+    if (!choice) missing.push(want);
+    else if (choice.disabled) throw new ActionError(`The option ${quoteName(choice.label)} of ${ctx.describe(host)} is disabled: choose others.`);
+    else if (!picked.includes(choice)) picked.push(choice);
+  }
+  if (missing.length) throw new ActionError(`${ctx.describe(host)} has no option ${missing.map((m) => quoteName(m, 60)).join(', ')}. Its options: ${optionList(choices)}.`);
+  return picked;
+}
+
+function labels(choices: Choice[]): string {
+  return choices.length ? choices.map((c) => quoteName(c.label, 60)).join(', ') : 'nothing';
+}
+
+/** Makes exactly the options named by `wantedValues` (values or labels) chosen in a multi-select. */
+async function selectSeveral(ctx: ActContext, host: Element, wantedValues: string[]): Promise<string> {
+  if (host.localName === 'select') {
+    const select = host as HTMLSelectElement;
+    const choices: Choice[] = [...select.options].map((option) => ({ element: option, label: option.label || option.text, value: option.value, disabled: option.disabled || Boolean(option.closest('optgroup[disabled]')) }));
+    if (!select.multiple) {
+      if (wantedValues.length === 1) return selectNative(ctx, select, wantedValues[0], undefined);
+      throw new ActionError(`${ctx.describe(select)} takes one option only (it is not a multi-select): pass one value.`);
+    }
+    const picked = pickSeveral(ctx, select, choices, wantedValues);
+    ensureActionable(select, ctx.describe);
+    show(select, ctx.label('select'));
+    if (deepActiveElement(select.ownerDocument) !== select) focusElement(select);
+    const before = [...select.options].map((o) => o.selected);
+    for (const option of select.options) setNativeSelected(option, picked.some((c) => c.element === option));
+    if ([...select.options].every((o, i) => o.selected === before[i])) return `${labels(picked)} ${picked.length === 1 ? 'was' : 'were'} already exactly what is chosen in ${ctx.name(select)}; nothing changed.`;
+    fireInputAndChange(select);
+    return `Chose ${labels(picked)} in ${ctx.name(select)} (and nothing else).`;
+  }
+  const role = host.getAttribute('role') ?? '';
+  if (role !== 'listbox' && role !== 'combobox' && host.getAttribute('aria-haspopup') !== 'listbox') {
+    throw new ActionError(`${ctx.describe(host)} is not a list of options: select_option works on <select>, listbox and combobox elements.`);
+  }
+  if (wantedValues.length === 1) return selectAria(ctx, host, wantedValues[0], undefined);
+  const listbox = role === 'listbox' ? host : (ariaChoices(host)[0]?.element.closest('[role="listbox"]') ?? null);
+  if (listbox?.getAttribute('aria-multiselectable') !== 'true') {
+    throw new ActionError(`${ctx.describe(host)} takes one option only (no aria-multiselectable): pass one value, or click the options yourself.`);
+  }
+  const choices = ariaChoices(host).filter((choice) => !hiddenReason(choice.element));
+  const picked = pickSeveral(ctx, host, choices, wantedValues);
+  const isSelected = (c: Choice) => c.element.getAttribute('aria-selected') === 'true' || c.element.getAttribute('aria-checked') === 'true';
+  // Each option whose state differs gets a person's click (a multi-select listbox toggles on click).
+  for (const choice of choices) {
+    if (isSelected(choice) === picked.includes(choice)) continue;
+    const point = ensureActionable(choice.element, ctx.describe);
+    show(choice.element, ctx.label('select'));
+    clickSequence(choice.element, point, { previous: ctx.pointer.last });
+    ctx.pointer.last = choice.element;
+    const view = host.ownerDocument.defaultView;
+    if (view) await settle(view);
+  }
+  const now = ariaChoices(host).filter(isSelected);
+  const exact = now.length === picked.length && picked.every((p) => now.some((n) => n.element === p.element));
+  return exact ? `Chose ${labels(picked)} in ${ctx.name(host)} (clicked the options).` : `Clicked the options of ${ctx.name(host)}; it now shows as chosen: ${labels(now)} (wanted ${labels(picked)}: the list may need Control held, or another way).`;
 }
 
 const OPTION_SELECTOR = '[role="option"]';

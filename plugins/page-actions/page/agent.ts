@@ -9,6 +9,8 @@ import { buildOutline, roleAndName } from './outline';
 import { resolveRef, shortRef } from './refs';
 import { atPoint, describeAt, drag, type PointMemory } from './pointer';
 import { waitFor } from './wait';
+import { dialogWatch } from './dialogs';
+import { copySelection, pasteText, selectText, uploadFile } from './forms';
 
 /**
  * The page agent: installed once per document in the tab's isolated world
@@ -40,6 +42,7 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
   /** What `describeAt` named at each point of the screenshot (`page/pointer.ts`). */
   const points: PointMemory = { described: new Map() };
   let refs: ElementRefs = elementRefsFor(win);
+  const dialogs = dialogWatch(win);
 
   /** The registry of the window's current document (a new one after document.open or a new load). */
   const currentRefs = () => (refs = elementRefsFor(win));
@@ -94,6 +97,12 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
 
   /** Runs one action with the change watch around it. */
   async function act(element: Element | null, run: () => string | Promise<string>): Promise<ActionReply> {
+    // Dialogs the page raises meanwhile are answered at once and reported (`dialogs.ts`).
+    const { value, dialogs: seen, more } = await dialogs.during(() => actWatched(element, run));
+    return { ...value, ...(seen.length ? { dialogs: seen } : {}), ...(more ? { moreDialogs: more } : {}) };
+  }
+
+  async function actWatched(element: Element | null, run: () => string | Promise<string>): Promise<ActionReply> {
     const watch = watchChanges(win.document, refs, element);
     // The document starts to unload (a link, a form post, a script's location change): the
     // background then waits for the new page instead of guessing after every action.
@@ -147,7 +156,38 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
       }
       case 'select': {
         const element = resolve(request.ref, request.token);
-        return { ...(await act(element, () => selectOption(context(), element, request.value, request.label))) };
+        return { ...(await act(element, () => selectOption(context(), element, request.value, request.label, request.values))) };
+      }
+      case 'selectText': {
+        const element = resolve(request.ref, request.token);
+        return { ...(await act(element, () => selectText(context(), element, request.text, request.start, request.end))) };
+      }
+      case 'clipboard': {
+        if (request.action === 'paste') {
+          if (!request.ref || typeof request.text !== 'string') throw new ActionError('A paste needs `ref` (where to paste) and `text`.');
+          const element = resolve(request.ref, request.token);
+          return { ...(await act(element, () => pasteText(context(), element, request.text!))) };
+        }
+        if (request.action !== 'copy' && request.action !== 'cut') throw new ActionError('clipboard `action` is copy, cut or paste.');
+        const element = request.ref ? resolve(request.ref, request.token) : null;
+        let clip = '';
+        const reply = await act(element, () => {
+          const done = copySelection(context(), request.action === 'cut', element ?? undefined);
+          clip = done.clipboard;
+          return done.note;
+        });
+        return { ...reply, clipboard: clip };
+      }
+      case 'upload': {
+        const element = resolve(request.ref, request.token);
+        const file = request.file;
+        if (!file || typeof file.name !== 'string' || typeof file.base64 !== 'string') throw new ActionError('upload needs a file.');
+        return { ...(await act(element, () => uploadFile(context(), element, file))) };
+      }
+      case 'dialog': {
+        if (typeof request.accept !== 'boolean') throw new ActionError('dialog needs `accept` (true for OK, false for Cancel).');
+        dialogs.arm({ accept: request.accept, ...(typeof request.text === 'string' ? { text: request.text } : {}) });
+        return { changed: '', ...page(), note: '' };
       }
       case 'press': {
         const element = request.ref ? resolve(request.ref, request.token) : undefined;

@@ -90,6 +90,11 @@ const ROWS: Row[] = [
     ['drag', { ref: 'e1', dx: 40 }],
     ['click_at', { x: 10, y: 10 }],
     ['hover_at', { x: 10, y: 10 }],
+    ['select_text', { ref: 'e1', text: 'milk' }],
+    ['clipboard', { action: 'paste', ref: 'e1', text: 'buy milk' }],
+    ['clipboard', { action: 'copy' }],
+    ['upload_file', { ref: 'e1', path: 'docs/cv.pdf' }],
+    ['handle_dialog', { accept: true }],
   ] as const).map(([tool, input]) => ({
     label: tool,
     tool,
