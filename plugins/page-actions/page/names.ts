@@ -31,6 +31,13 @@ export function clean(text: string): string {
   return out.includes('[') ? out.replace(FORGED_REF, '($1') : out;
 }
 
+/** Whether `clean(text)` would leave anything (without building it: a test that stops at the first such character). */
+// eslint-disable-next-line no-control-regex -- the characters `clean` removes or squashes
+const SHOWS = /[^\s\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+export function showsText(text: string): boolean {
+  return SHOWS.test(text);
+}
+
 /** Longest text run or field value the outline prints (a node's words, kept whole up to here). */
 export const MAX_TEXT = 2_000;
 

@@ -1,6 +1,6 @@
 import type { ElementRefs } from '@/core/page/element-refs';
 import { cursorOf, listenerTargets, weakClickable } from './clickable';
-import { accessibleName, clean, cut, exactValue, MAX_TEXT, svgTitle } from './names';
+import { accessibleName, clean, cut, exactValue, MAX_TEXT, showsText, svgTitle } from './names';
 import { isOwnUi } from './own-ui';
 import { shortRef } from './refs';
 import { BLOCK_TAGS, isActionable, NAME_FROM_CONTENT, roleOf, SKIPPED_TAGS, statesOf } from './roles';
@@ -46,6 +46,8 @@ export function cutNote(maxLength: number): string {
 interface Run {
   role?: undefined;
   text: string;
+  /** `text` is cleaned and cut (set by `runText` when the run is printed). */
+  done?: boolean;
 }
 
 interface Node_ {
@@ -325,6 +327,15 @@ function listOptions(select: HTMLSelectElement, out: Node_, order: Node_[]): voi
   if (options.length > listed) out.kids.push({ text: `… ${options.length - listed} more options` });
 }
 
+/** A text run as printed: cleaned and cut at MAX_TEXT (once: the run keeps the printed form). */
+function runText(run: Run): string {
+  if (!run.done) {
+    run.text = cut(clean(run.text), MAX_TEXT);
+    run.done = true;
+  }
+  return run.text;
+}
+
 /** A generic node that lost its reference to the one clickable part inside or around it. */
 function isBare(n: Node_): boolean {
   return n.role === 'generic' && !n.ref && !n.name && !n.value && !n.note && !n.states;
@@ -345,8 +356,10 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
     let only: Node_ | undefined;
     for (const kid of n.kids) {
       if (kid.role === undefined) {
-        const text = cut(clean(kid.text), MAX_TEXT);
-        if (text) kids.push({ text });
+        // Kept raw: only the runs printed are cleaned (`runText`); a truncated page's walk reads
+        // about twice what it prints, and cleaning every run of it was most of the extra cost of
+        // keeping 2,000 characters a run.
+        if (showsText(kid.text)) kids.push(kid);
       } else if (kept.has(kid)) {
         below += (kid.below ?? 0) + (kid.ref ? 1 : 0);
         only = kid.ref ? kid : kid.only;
@@ -410,7 +423,7 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
     let line: string;
     let kids: Array<Node_ | Run> = [];
     if (item.role === undefined) {
-      line = `${pad}- text: ${valueText(item.text)}`;
+      line = `${pad}- text: ${valueText(runText(item))}`;
     } else {
       line = `${pad}- ${item.role}${item.name ? ` ${JSON.stringify(item.name)}` : ''}${item.states}${item.ref ? ` [ref=${item.ref}]` : ''}${item.note}`;
       kids = item.kids;
@@ -418,7 +431,7 @@ function render(top: Node_, order: Node_[], maxLength: number, walkCut: boolean,
       // A field's value; a select's options follow it as child lines.
       if (item.value) line += `: ${fieldValue(item.value)}`;
       else if (only && only.role === undefined) {
-        line += `: ${valueText(only.text)}`;
+        line += `: ${valueText(runText(only))}`;
         kids = [];
       } else if (kids.length) line += ':';
     }
