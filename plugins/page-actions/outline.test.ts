@@ -393,6 +393,17 @@ describe('issue 41: references for everything a person can click', () => {
     expect(resolveRef(refs, a1).textContent).toBe('A1');
   });
 
+  it('a hostile list that listens, with many items: the outline stays within its length', () => {
+    // jsdom is slow on long lists (≈ 1.4 ms an item with or without the listener): 600 items and a small cap.
+    document.body.innerHTML = `<ul id="big">${'<li>Item</li>'.repeat(600)}</ul>`;
+    document.getElementById('big')!.addEventListener('click', () => undefined);
+    refs = createElementRefs(win);
+    const { text, truncated } = buildOutline(document, refs, { maxLength: 2_000 });
+    expect(truncated).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(/- listitem \[ref=e\d+\]: Item/);
+  });
+
   it('marks where a pointer cursor starts, not where it is inherited', () => {
     const { text } = outline('<div style="cursor: pointer"><span>Card title</span><span style="cursor: pointer">inner</span></div><p>plain</p>');
     expect(text).toBe('- generic [ref=e1] [cursor=pointer]: Card titleinner\n- paragraph: plain');
