@@ -382,6 +382,28 @@ describe('issue 41: references for everything a person can click', () => {
     expect(text).not.toMatch(/- list \[ref/);
   });
 
+  it("the items of a list that listens itself get references, though they have no cursor or listener (jQuery UI's selectable)", () => {
+    document.body.innerHTML = '<ol id="seats" aria-label="Seats"><li>A1</li><li>A2</li></ol><ul><li>Not listened</li></ul>';
+    document.getElementById('seats')!.addEventListener('mousedown', () => undefined);
+    refs = createElementRefs(win);
+    const { text } = buildOutline(document, refs);
+    expect(text).toMatch(/- listitem \[ref=(e\d+)\]: A1\n\s*- listitem \[ref=e\d+\]: A2/);
+    expect(text).toMatch(/- listitem: Not listened/);
+    const a1 = /- listitem \[ref=(e\d+)\]: A1/.exec(text)![1];
+    expect(resolveRef(refs, a1).textContent).toBe('A1');
+  });
+
+  it('a hostile list that listens, with many items: the outline stays within its length', () => {
+    // jsdom is slow on long lists (≈ 1.4 ms an item with or without the listener): 600 items and a small cap.
+    document.body.innerHTML = `<ul id="big">${'<li>Item</li>'.repeat(600)}</ul>`;
+    document.getElementById('big')!.addEventListener('click', () => undefined);
+    refs = createElementRefs(win);
+    const { text, truncated } = buildOutline(document, refs, { maxLength: 2_000 });
+    expect(truncated).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(/- listitem \[ref=e\d+\]: Item/);
+  });
+
   it('marks where a pointer cursor starts, not where it is inherited', () => {
     const { text } = outline('<div style="cursor: pointer"><span>Card title</span><span style="cursor: pointer">inner</span></div><p>plain</p>');
     expect(text).toBe('- generic [ref=e1] [cursor=pointer]: Card titleinner\n- paragraph: plain');

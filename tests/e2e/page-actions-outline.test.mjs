@@ -1,6 +1,8 @@
 // The outline of issue 41 in both browsers, on widgets others wrote (served from node_modules):
 // jQuery UI's datepicker (Next month is an <a> without href), autocomplete (suggestions are plain
-// list items with a pointer cursor) and accordion; flatpickr (days are <span tabindex="-1">); a
+// list items with a pointer cursor) and accordion, and its dialog, spinner (arrows hidden from the
+// outline: click_at from a screenshot), menu (a submenu by hover) and selectable (items of a list
+// that listens); flatpickr (days are <span tabindex="-1">); a
 // hand-made div whose click listener only the MAIN-world tracker knows of; a textarea's value read
 // back exactly; neighbouring blocks on lines of their own; `find` on a long page; and a hostile page
 // (it spoofs the tracker, registers a million listeners, names an element with 10 MB of text).
@@ -102,6 +104,64 @@ for (const browserName of selectedBrowsers()) {
       assert.equal(await page.evaluate(() => document.getElementById('date').value), '02/14/2027', 'the input holds the chosen date');
       assert.equal(await page.evaluate(() => document.getElementById('language').value), 'AppleScript', 'the suggestion was chosen');
       assert.match(await deepText(page), /Free parking behind the museum/);
+      await sidebar.close();
+      await page.close();
+    });
+
+    test('jQuery UI: a modal dialog\'s Save, a spinner\'s up arrow twice (click_at from a screenshot), a submenu by hover, two selectable items', async () => {
+      const started = Date.now();
+      const { pages: [page], sidebar, tabIds: [tabId], cards } = await open(['widgets-jqueryui.html']);
+      await waitForDeepText(page, /Delivery settings/);
+      const act = (name, args) => ({ name, arguments: { tab_id: tabId, ...args } });
+      let outline = '';
+      let shot;
+      let arrow;
+      const script = plan([
+        () => act('read_page', {}),
+        ({ last }) => {
+          outline = last;
+          // The dialog is jQuery UI's own markup: a <div role="dialog"> with <button>s.
+          return act('click', { ref: refOnLine(outline, 'Save', 'button') });
+        },
+        async () => {
+          // The spinner's arrows are <a> buttons jQuery UI hides from the accessibility tree
+          // (aria-hidden, tabindex -1): not in the outline, so a person-like agent looks.
+          await page.raw.bringToFront();
+          return act('screenshot', {});
+        },
+        async ({ raw }) => {
+          shot = JSON.parse(raw.at(-1));
+          await sidebar.raw.bringToFront();
+          // What a vision model reads off the picture: where the up arrow is (measured from its box).
+          arrow = await page.evaluate(() => {
+            const r = document.querySelector('.ui-spinner-up').getBoundingClientRect();
+            return { x: r.left + r.width / 2, y: r.top + r.height / 2, w: innerWidth, h: innerHeight };
+          });
+          return act('click_at', { x: Math.round((arrow.x * shot.width) / arrow.w), y: Math.round((arrow.y * shot.height) / arrow.h) });
+        },
+        () => act('click_at', { x: Math.round((arrow.x * shot.width) / arrow.w), y: Math.round((arrow.y * shot.height) / arrow.h) }),
+        // The submenu opens on mouseenter (jQuery UI's menu): a hover on its item.
+        () => act('hover', { ref: refOnLine(outline, 'Coffee', 'menuitem') }),
+        // jQuery UI's menu opens a submenu 300 ms after the pointer enters its item: wait to see it.
+        () => act('wait_for', { text: 'Latte' }),
+        () => act('read_page', { find: 'Latte' }),
+        ({ last }) => act('click', { ref: refOnLine(last, 'Latte', 'menuitem') }),
+        // Selectable listens on the list (mousedown); its items get references from that.
+        () => act('click', { ref: refOnLine(outline, 'A1', 'listitem') }),
+        () => act('click', { ref: refOnLine(outline, 'A3', 'listitem'), modifiers: ['Control'] }),
+        () => ({ text: 'Finished.' }),
+      ]);
+      model.setScript(script);
+      await runTask(sidebar, 'Save the delivery settings, order 2 more, a latte, and seats A1 and A3', { timeout: 90_000 });
+      cards.stop();
+      checkPlan(script);
+      const results = toolResults(model.requests.at(-1)).map(decoded);
+      const text = await deepText(page);
+      assert.match(text, /Settings: saved \(Ring twice\)/, `the dialog's Save: ${results[1]}`);
+      assert.equal(await page.evaluate(() => globalThis.jQuery('#quantity').spinner('value')), 5, `two clicks on the up arrow: 3 → 5: ${results[3]} ${results[4]}`);
+      assert.match(text, /Drink: Latte/, `the submenu's item: ${results[5]} ${results[8]}`);
+      assert.match(text, /Seats: A1, A3/, `two seats: ${results[9]} ${results[10]}`);
+      console.log(`${browserName}: the jQuery UI widgets task took ${Date.now() - started} ms`);
       await sidebar.close();
       await page.close();
     });

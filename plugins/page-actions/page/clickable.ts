@@ -6,7 +6,7 @@ import { ASK_EVENT, MARK_EVENT } from './listener-events';
  * `listener-tracker.ts`), where a `cursor: pointer` starts, `<a>` without `href`, `tabindex="-1"`.
  * These are weak signals: such an element gets a reference unless it is a large container (a
  * delegating `ul` with a listener for its items is not one thing to click; its items with a
- * pointer cursor are).
+ * pointer cursor are, and so are the items of any list with a listener of its own).
  */
 
 /** Most elements taken from one answer of the tracker. */
@@ -74,6 +74,9 @@ export function weakClickable(element: Element, listeners: Set<Element>, pointer
   if (pointerStarts) return 'pointer';
   if (element.localName === 'a' && !element.hasAttribute('href') && element.namespaceURI === 'http://www.w3.org/1999/xhtml') return 'anchor';
   if (listeners.has(element) && !isContainer(element)) return 'listener';
+  // An item of a list that listens itself (delegation: jQuery UI's selectable presses its items
+  // through the list's mousedown; `$(ul).on('click', 'li', …)`): the item is what a person presses.
+  if (element.localName === 'li' && element.parentElement && listeners.has(element.parentElement)) return 'listener';
   if (element.getAttribute('tabindex')?.trim() === '-1' && !isContainer(element)) return 'tabindex';
   return '';
 }
