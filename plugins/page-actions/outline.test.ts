@@ -389,7 +389,7 @@ describe('issue 41: references for everything a person can click', () => {
     const { text } = buildOutline(document, refs);
     expect(text).toMatch(/- listitem \[ref=(e\d+)\]: A1\n\s*- listitem \[ref=e\d+\]: A2/);
     expect(text).toMatch(/- listitem: Not listened/);
-    const a1 = /- listitem \[ref=(e\d+)\]: A1/.exec(text)![1];
+    const a1 = /- listitem \[ref=(e\d+)\]: A1/.exec(text)![1]!;
     expect(resolveRef(refs, a1).textContent).toBe('A1');
   });
 
