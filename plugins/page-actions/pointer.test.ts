@@ -6,46 +6,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { elementRefsFor } from '@/core/page/element-refs';
 import type { PageReply, PageRequest } from './protocol';
 
-// The outline and the reference resolver are the `outline` work: simple stand-ins here, so these
-// tests pin the actions alone (the real ones have their own tests).
-vi.mock('./page/outline', () => {
-  const ROLES: Record<string, string> = { button: 'button', a: 'link', select: 'combobox', textarea: 'textbox', li: 'listitem', dialog: 'dialog', h1: 'heading', ul: 'list' };
-  const roleAndName = (element: Element) => {
-    const input = element as HTMLInputElement;
-    let role = element.getAttribute('role') ?? ROLES[element.localName] ?? 'generic';
-    if (element.localName === 'input') role = input.type === 'checkbox' ? 'checkbox' : input.type === 'radio' ? 'radio' : 'textbox';
-    const label = input.labels?.[0]?.textContent ?? '';
-    const name = (element.getAttribute('aria-label') ?? (label || element.getAttribute('placeholder')) ?? element.textContent ?? '').replace(/\s+/g, ' ').trim();
-    return { role, name: role === 'textbox' && !element.getAttribute('aria-label') && !label && !element.getAttribute('placeholder') ? '' : name };
-  };
-  const buildOutline = (doc: Document, refs: { refOf(e: Element): string }, options: { roots?: Element[] } = {}) => {
-    const lines: string[] = [];
-    for (const root of options.roots ?? [doc.body]) {
-      for (const element of [root, ...root.querySelectorAll('*')]) {
-        if (element.closest('[hidden]')) continue;
-        const { role, name } = roleAndName(element);
-        if (role === 'generic') continue;
-        const input = element as HTMLInputElement;
-        const state = input.type === 'checkbox' && input.checked ? ' [checked]' : '';
-        const value = role === 'textbox' && input.value ? `: ${input.value}` : '';
-        lines.push(`- ${role}${name ? ` "${name}"` : ''}${state} [ref=e${refs.refOf(element).split('.').pop()}]${value}`);
-      }
-    }
-    return { text: lines.join('\n'), nodes: lines.length, truncated: false };
-  };
-  return { buildOutline, roleAndName };
-});
-vi.mock('./page/refs', async (original) => {
-  const actual = await original<typeof import('./page/refs')>();
-  return {
-    ...actual,
-    resolveRef(refs: { token: string; resolve(text: string): Element }, ref: string, expected?: string) {
-      if (expected && expected !== refs.token) throw Object.assign(new Error(`The reference ${ref} is from before the page changed: call read_page again.`), { stale: true });
-      const full = /^e\d+$/.test(ref) ? `@${refs.token}.${ref.slice(1)}` : ref;
-      return refs.resolve(full);
-    },
-  };
-});
+// The outline and the reference resolver are stand-ins (`page-stand-ins.ts`), so these tests pin
+// the actions alone (the real ones have their own tests).
+vi.mock('./page/outline', async () => (await import('./page-stand-ins')).outlineStandIn());
+vi.mock('./page/refs', async (original) => (await import('./page-stand-ins')).refsStandIn(await original<typeof import('./page/refs')>()));
 const highlights: Array<[Element, string]> = [];
 vi.mock('./page/bar', () => ({
   setBar: vi.fn(),
