@@ -178,9 +178,11 @@ export async function waitForDeepText(page, re, timeout = 10_000) {
 /**
  * Answers every approval card the sidebar shows, as a person would, by its buttons' names:
  * `decide(cardText, buttons)` returns the name to press ("Allow once", "Always allow", "Deny").
- * Records each card's text and the names of its buttons in `cards`. Returns `{ cards, stop }`.
+ * `beforeAnswer(cardText)` runs while the card is on screen, before the press (a test that makes
+ * the page change under the card). Records each card's text and the names of its buttons in
+ * `cards`. Returns `{ cards, stop }`.
  */
-export function answerCards(sidebar, decide = () => 'Allow once') {
+export function answerCards(sidebar, decide = () => 'Allow once', { beforeAnswer = async () => {} } = {}) {
   const cards = [];
   let stopped = false;
   (async () => {
@@ -193,6 +195,7 @@ export function answerCards(sidebar, decide = () => 'Allow once') {
           return { id: el.getAttribute('aria-labelledby'), text: el.textContent.replace(/\s+/g, ' ').trim(), buttons: [...new Set(buttons)] };
         });
         if (card && !stopped && !cards.some((c) => c.id === card.id && c.text === card.text)) {
+          await beforeAnswer(card.text);
           const answer = decide(card.text, card.buttons);
           const pressed = card.buttons.includes(answer) ? answer : 'Allow once';
           cards.push({ ...card, answer: pressed });

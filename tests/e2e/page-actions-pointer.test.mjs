@@ -17,45 +17,13 @@ import { startModelServer } from '../model-server/server.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { launch, ROOT, selectedBrowsers } from './harness.mjs';
 import { configureProvider, openSidebar } from './helpers.mjs';
-import { checkPlan, decoded, plan, runTask, tabWith, toolResults, waitForDeepText } from './page-actions-helpers.mjs';
+import { answerCards, checkPlan, decoded, plan, runTask, tabWith, toolResults, waitForDeepText } from './page-actions-helpers.mjs';
 
 /** The ref on the first outline line that contains `text` (and has a ref). */
 function refOn(outline, text) {
   const line = outline.split('\n').find((l) => l.includes(text) && /\[ref=e\d+\]/.test(l));
   if (!line) throw new Error(`No line with "${text}" and a ref in the outline:\n${outline.slice(0, 3000)}`);
   return line.match(/\[ref=(e\d+)\]/)[1];
-}
-
-/**
- * Answers approval cards by their buttons' names (as `answerCards`), with an async hook that runs
- * before the answer: the attack test uses it to make the page move while the card is on screen.
- */
-function cardAnswerer(sidebar, { beforeAnswer = async () => {}, decide = () => 'Allow once' } = {}) {
-  const cards = [];
-  let stopped = false;
-  (async () => {
-    while (!stopped) {
-      try {
-        const card = await sidebar.evaluate(() => {
-          const el = document.querySelector('[data-approval][data-armed]');
-          if (!el) return null;
-          const buttons = [...el.querySelectorAll('.actions button, button[data-answer]')].map((b) => b.textContent.replace(/\s+/g, ' ').trim());
-          return { id: el.getAttribute('aria-labelledby'), text: el.textContent.replace(/\s+/g, ' ').trim(), buttons: [...new Set(buttons)] };
-        });
-        if (card && !stopped && !cards.some((c) => c.id === card.id && c.text === card.text)) {
-          await beforeAnswer(card.text);
-          const answer = decide(card.text, card.buttons);
-          const pressed = card.buttons.includes(answer) ? answer : 'Allow once';
-          cards.push({ ...card, answer: pressed });
-          await sidebar.click('button', pressed, { timeout: 5000 });
-        }
-      } catch (error) {
-        if (/closed|Target page/i.test(String(error?.message))) return;
-      }
-      await new Promise((r) => setTimeout(r, 100).unref());
-    }
-  })();
-  return { cards, stop: () => void (stopped = true) };
 }
 
 for (const browserName of selectedBrowsers()) {
@@ -82,12 +50,12 @@ for (const browserName of selectedBrowsers()) {
       await site?.close();
     });
 
-    async function open(file, options) {
+    async function open(file, options = {}) {
       model.reset();
       const page = await h.newPage(site.url(`/page-actions/${file}`));
       const sidebar = await openSidebar(h, { autoApprove: false });
       const tabId = await tabWith(sidebar, `/page-actions/${file}`);
-      return { page, sidebar, tabId, cards: cardAnswerer(sidebar, options) };
+      return { page, sidebar, tabId, cards: answerCards(sidebar, options.decide, options) };
     }
 
     test('jQuery UI: a tab by its <li>, a sortable item dragged onto the first, a slider handle dragged by an offset', async () => {
