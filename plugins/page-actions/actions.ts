@@ -31,8 +31,8 @@ const tabTarget = (input: { tab_id?: number }, context: { tabId?: number }) => (
 
 /** Reads: their results are the page's content (the outbound rule counts them). */
 const READS = { readOnly: true, destructive: false, openWorld: false, pages: true, privateData: true, target: tabTarget } as const;
-/** Acts in the tab: asks unless allowed, like any acting tool. */
-const ACTS = { readOnly: false, destructive: false, openWorld: false, pages: true, target: tabTarget } as const;
+/** Acts in the tab: asks unless allowed, like any acting tool (the pointer and forms tools too). */
+export const ACTS = { readOnly: false, destructive: false, openWorld: false, pages: true, target: tabTarget } as const;
 
 /** What every action returns, said once per description. */
 const AFTER = 'Returns what changed (after a navigation, the new page\'s outline).';

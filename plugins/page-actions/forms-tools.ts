@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { defineTool } from '@/core/registry/registry';
 import type { ToolDefinition } from '@/core/registry/types';
-import { ACTION_TIMEOUT_MS } from './actions';
+import { ACTION_TIMEOUT_MS, ACTS } from './actions';
 import { begin, runAction, type ActionResult, type Context } from './flow';
 import type { PageActionsService } from './service';
 import { pageActionsSchemas as schemas } from './schemas';
@@ -16,8 +16,6 @@ import { readWorkspaceFile, toBase64 } from './workspace-file';
 
 type In<K extends keyof typeof schemas> = FromSchema<(typeof schemas)[K], { keepDefaultedPropertiesOptional: true }>;
 
-const tabTarget = (input: { tab_id?: number }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId });
-const ACTS = { readOnly: false, destructive: false, openWorld: false, pages: true, target: tabTarget } as const;
 const AFTER = 'Returns what changed.';
 
 export const selectText = defineTool<In<'select_text'>, ActionResult, PageActionsService>({

@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { defineTool } from '@/core/registry/registry';
 import type { ToolDefinition } from '@/core/registry/types';
+import { ACTION_TIMEOUT_MS, ACTS } from './actions';
 import { begin, runAction, type ActionResult, type Context } from './flow';
 import { pageActionsSchemas as schemas } from './schemas';
 import type { PageActionsService } from './service';
@@ -15,9 +16,6 @@ import { cardWords } from './words';
 
 type In<K extends keyof typeof schemas> = FromSchema<(typeof schemas)[K], { keepDefaultedPropertiesOptional: true }>;
 
-const ACTION_TIMEOUT_MS = 10 * 60_000;
-const tabTarget = (input: { tab_id?: number }, context: { tabId?: number }) => ({ tabId: input.tab_id ?? context.tabId });
-const ACTS = { readOnly: false, destructive: false, openWorld: false, pages: true, target: tabTarget } as const;
 const AFTER = 'Returns what changed.';
 
 export const drag = defineTool<In<'drag'>, ActionResult, PageActionsService>({
