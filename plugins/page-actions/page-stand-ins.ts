@@ -1,4 +1,5 @@
-// Stand-ins for the page agent's unit tests of the actions (act.test.ts, pointer.test.ts): a plain
+// Stand-ins for the page agent's unit tests of the actions (act.test.ts, pointer.test.ts): a layout
+// for jsdom (`installLayoutStandIn`, boxes from `data-rect`), an event recorder, a plain
 // outline and a reference resolver, so those tests pin the actions alone (the real outline and
 // resolver have their own tests). Used from `vi.mock` factories:
 //   vi.mock('./page/outline', async () => (await import('./page-stand-ins')).outlineStandIn());
@@ -42,4 +43,31 @@ export function refsStandIn<T extends object>(actual: T) {
       return refs.resolve(full);
     },
   };
+}
+
+// jsdom lays nothing out: every element gets a box from `data-rect` ("x,y,w,h"; 10,10,100,20 by
+// default), and none when it or an ancestor is hidden or display: none.
+function shown(element: Element): boolean {
+  for (let node: Element | null = element; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)) {
+    if (node.hasAttribute('hidden') || getComputedStyle(node).display === 'none') return false;
+  }
+  return true;
+}
+function box(element: Element) {
+  const [x = 0, y = 0, w = 0, h = 0] = shown(element) ? (element.getAttribute('data-rect') ?? '10,10,100,20').split(',').map(Number) : [];
+  return { x, y, left: x, top: y, width: w, height: h, right: x + w, bottom: y + h, toJSON() {} } as DOMRect;
+}
+export function installLayoutStandIn(): void {
+  Element.prototype.getBoundingClientRect = function (this: Element) {
+    return box(this);
+  };
+  Element.prototype.getClientRects = function (this: Element) {
+    return (shown(this) ? [box(this)] : []) as unknown as DOMRectList;
+  };
+}
+
+export const EVENTS = ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove', 'pointerdown', 'mousedown', 'focus', 'pointerup', 'mouseup', 'click', 'dblclick', 'contextmenu', 'auxclick', 'keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit', 'blur'];
+export function record(element: Element, log: string[] = [], types = EVENTS): string[] {
+  for (const type of types) element.addEventListener(type, (event) => log.push(event.type), true);
+  return log;
 }

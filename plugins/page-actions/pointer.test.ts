@@ -4,6 +4,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { elementRefsFor } from '@/core/page/element-refs';
+import { installLayoutStandIn, record } from './page-stand-ins';
 import type { PageReply, PageRequest } from './protocol';
 
 // The outline and the reference resolver are stand-ins (`page-stand-ins.ts`), so these tests pin
@@ -18,38 +19,14 @@ vi.mock('./page/bar', () => ({
 
 const { installPageAgent } = await import('./page/agent');
 
-// jsdom lays nothing out: every element gets a box from `data-rect` ("x,y,w,h"; 10,10,100,20 by
-// default), and none when it or an ancestor is hidden or display: none.
-function shown(element: Element): boolean {
-  for (let node: Element | null = element; node; node = node.parentElement ?? ((node.getRootNode() as ShadowRoot).host ?? null)) {
-    if (node.hasAttribute('hidden') || getComputedStyle(node).display === 'none') return false;
-  }
-  return true;
-}
-function box(element: Element) {
-  const [x = 0, y = 0, w = 0, h = 0] = shown(element) ? (element.getAttribute('data-rect') ?? '10,10,100,20').split(',').map(Number) : [];
-  return { x, y, left: x, top: y, width: w, height: h, right: x + w, bottom: y + h, toJSON() {} } as DOMRect;
-}
-beforeAll(() => {
-  Element.prototype.getBoundingClientRect = function (this: Element) {
-    return box(this);
-  };
-  Element.prototype.getClientRects = function (this: Element) {
-    return (shown(this) ? [box(this)] : []) as unknown as DOMRectList;
-  };
-});
+// jsdom lays nothing out: boxes come from `data-rect` (`page-stand-ins.ts`).
+beforeAll(() => installLayoutStandIn());
 
 const env = { barButton: vi.fn(), words: (key: string) => key };
 let agent: ReturnType<typeof installPageAgent>;
 const refs = () => elementRefsFor(window);
 const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
 const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
-
-const EVENTS = ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove', 'pointerdown', 'mousedown', 'focus', 'pointerup', 'mouseup', 'click', 'dblclick', 'contextmenu', 'auxclick', 'keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit', 'blur'];
-function record(element: Element, log: string[] = [], types = EVENTS): string[] {
-  for (const type of types) element.addEventListener(type, (event) => log.push(event.type), true);
-  return log;
-}
 
 beforeEach(() => {
   document.body.innerHTML = '';
