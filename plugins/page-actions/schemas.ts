@@ -8,6 +8,12 @@ const REF = {
   description: 'From read_page ("e12"); stale after a navigation.',
 } as const;
 
+/** A point of the tab's last screenshot (`click_at`, `hover_at`). */
+const POINT = {
+  x: { type: 'number', minimum: 0, maximum: 10_000, description: 'Pixels of the last screenshot, from the left.' },
+  y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
+} as const;
+
 /** Input schemas of the `page-actions` plugin: the single source of each tool's input type (SPEC.md §7). */
 export const pageActionsSchemas = {
   read_page: {
@@ -144,8 +150,7 @@ export const pageActionsSchemas = {
     type: 'object',
     properties: {
       tab_id: TAB_ID,
-      x: { type: 'number', minimum: 0, maximum: 10_000, description: 'Pixels of the last screenshot, from the left.' },
-      y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
+      ...POINT,
       button: { type: 'string', enum: ['left', 'right', 'middle'], default: 'left' },
       double: { type: 'boolean', default: false },
     },
@@ -156,8 +161,7 @@ export const pageActionsSchemas = {
     type: 'object',
     properties: {
       tab_id: TAB_ID,
-      x: { type: 'number', minimum: 0, maximum: 10_000, description: 'Pixels of the last screenshot, from the left.' },
-      y: { type: 'number', minimum: 0, maximum: 10_000, description: 'From the top.' },
+      ...POINT,
     },
     required: ['x', 'y'],
     additionalProperties: false,
