@@ -1,4 +1,5 @@
 import type { ModelClient } from '@/core/agent/provider';
+import type { PromptSection } from '@/core/agent/prompt';
 import type { RunDriver } from '@/core/agent/runner';
 import type { TabHold } from '@/core/approvals/gate';
 import type { PendingApproval } from '@/core/approvals/types';
@@ -108,6 +109,13 @@ export interface PluginContext {
    * holds it before deciding, and the call's result says it waited).
    */
   holdTabs(hold: TabHold): void;
+  /**
+   * Adds a paragraph to the system prompt of each run, for the conversation it is given (undefined
+   * or empty: nothing). Read once as a run starts; a section that throws or takes over 2 s is left
+   * out, with a console message. Text from outside (pages, tool results) never goes here unmarked:
+   * the prompt is the one place the model trusts.
+   */
+  instructions(section: PromptSection): void;
   /** Runs a job that needs a DOM or blob URLs: in place where the background has them, else in Chrome's offscreen document. */
   offscreen: typeof runOffscreenJob;
   /**

@@ -48,6 +48,11 @@ export interface AgentDeps {
    * the model answers, as always. A claim that throws counts as none.
    */
   claim?(conversationId: string, text: string): Promise<RunDriver | undefined>;
+  /**
+   * What plugins add to the system prompt for this run (`PluginContext.instructions`), each a
+   * paragraph after the core's; read once when the run starts, so every step's prompt is the same.
+   */
+  instructions?(conversation: Conversation): Promise<string[]>;
 }
 
 /**
@@ -323,13 +328,14 @@ export class AgentRunner {
   private async loop(conversationId: string, signal: AbortSignal, client: ModelClient, maxSteps: number, meter: RunMeter, conversation: Conversation, history: StoredMessage[], language?: Locale): Promise<void> {
     const { store, registry, gate, events } = this.deps;
     this.deps.beforeRun?.(conversation, history);
+    const sections = (await this.deps.instructions?.(conversation)) ?? [];
     const outcome = await runAgentLoop({
       client,
       registry,
       gate,
       transcript: storeTranscript(store, events, conversationId, this.deps.keepTraces),
       history,
-      system: systemPrompt(new Date(), language),
+      system: [systemPrompt(new Date(), language), ...sections].join('\n\n'),
       maxSteps,
       meter,
       signal,

@@ -1,5 +1,6 @@
 import { browser } from 'wxt/browser';
 import { z } from 'zod';
+import { promptSections, type PromptSection } from '@/core/agent/prompt';
 import { AgentRunner, type RunDriver } from '@/core/agent/runner';
 import type { ModelClient } from '@/core/agent/provider';
 import { StepTimer } from '@/core/agent/step-timing';
@@ -118,6 +119,8 @@ export interface BackgroundContext {
   readonly asked: Moment<[approval: PendingApproval]>;
   /** Who may claim a user's message and drive its run (`RunDriver`), in the order added; the first claim wins. */
   readonly claims: Array<(conversationId: string, text: string) => Promise<RunDriver | undefined> | RunDriver | undefined>;
+  /** Plugins' parts of the system prompt (`PluginContext.instructions`), in the order added. */
+  readonly instructions: PromptSection[];
   /** Stops the conversation's run and tells the gate and every listener it is going away. */
   forgetConversation(conversationId: string): Promise<void>;
   /** Resolves once start-up is done (rejects if a core start-up task failed). */
@@ -161,6 +164,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   const runEnded = new Moment<[string]>('a listener failed at the end of a run');
   const asked = new Moment<[PendingApproval]>('a listener failed on an approval card');
   const claims: BackgroundContext['claims'] = [];
+  const instructions: PromptSection[] = [];
   // The approval gate: every agent loop (main agent, sub-agents) is handed it.
   const gate = new ApprovalGate({
     permissions: permissionStore(db),
@@ -214,6 +218,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
       }
       return undefined;
     },
+    instructions: (conversation) => promptSections(instructions, conversation),
   });
 
   const handled = new Set<string>();
@@ -238,7 +243,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
 
   const allDataDeleted = new Moment<[]>('a plugin failed to delete its data');
   const settingsImported = new Moment<[]>('a plugin failed to read the imported settings');
-  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, handled });
+  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, instructions, handled });
 
   // A page of the extension is open (the sidebar, opened or back after the worker stopped): a send
   // may come, so its provider package is evaluated now, after start-up, not when the send waits.
@@ -270,6 +275,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     settingsImported,
     asked,
     claims,
+    instructions,
     async forgetConversation(id) {
       runner.stop(id);
       await runner.settled(id);
@@ -306,6 +312,7 @@ function coreRetainedSets(parts: {
   registry: ToolRegistry;
   moments: Record<string, { readonly size: number }>;
   claims: readonly unknown[];
+  instructions: readonly unknown[];
   handled: ReadonlySet<string>;
 }): RetainedSets {
   const { runner, gate, hub, store, registry } = parts;
@@ -325,6 +332,7 @@ function coreRetainedSets(parts: {
   add('registry/listeners', () => registry.retainedSizes().listeners);
   for (const [name, moment] of Object.entries(parts.moments)) add(`listeners/${name}`, () => moment.size);
   add('listeners/claims', () => parts.claims.length);
+  add('listeners/instructions', () => parts.instructions.length);
   add('messages/handlers', () => parts.handled.size);
   add('keepAlive/holders', keepAliveHolders);
   add('context/learnedLimits', learnedLimitCount, MAX_LEARNED);

@@ -30,6 +30,10 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       registry,
       gate: ctx.gate,
       holdTabs: (hold) => void disposers.push(ctx.gate.addHold(hold)),
+      instructions: (section) => {
+        ctx.instructions.push(section);
+        disposers.push(() => void ctx.instructions.splice(ctx.instructions.indexOf(section) >>> 0, 1));
+      },
       offscreen: runOffscreenJob,
       // Each its own start-up task: one that fails is told and does not hold the others.
       onStartup: (task, options) =>

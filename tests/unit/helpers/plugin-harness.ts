@@ -6,6 +6,7 @@
 import { vi } from 'vitest';
 import { ProviderError, type RunError } from '@/core/agent/errors';
 import type { ModelClient, ModelEvent, ModelRequest } from '@/core/agent/provider';
+import { promptSections, type PromptSection } from '@/core/agent/prompt';
 import { AgentRunner, type RunDriver } from '@/core/agent/runner';
 import type { PendingApproval, RunSeed } from '@/core/approvals/types';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
@@ -70,6 +71,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
   const store = new ConversationStore(db);
   const registry = new ToolRegistry(interpretedValidators);
   registry.userTab = async () => options.userTab;
+  const instructions: PromptSection[] = [];
   const claims: Array<(conversationId: string, text: string) => Promise<RunDriver | undefined> | RunDriver | undefined> = [];
   const handlers = new Map<string, (data: never) => unknown>();
   const broadcasts: UiEvent[] = [];
@@ -93,6 +95,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
     getMaxSteps: async () => options.maxSteps ?? 20,
     events: { conversation() {}, message() {}, delta() {} },
     beforeRun: (conversation) => options.gate?.beginRun?.(conversation.id, { trusted: Boolean(conversation.actWithoutAsking), calls: [], ...(conversation.grantedAhead ? { grantedAhead: conversation.grantedAhead } : {}) }),
+    instructions: (conversation) => promptSections(instructions, conversation),
     claim: async (conversationId, text) => {
       for (const claim of claims) {
         const driver = await claim(conversationId, text);
@@ -121,6 +124,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
       registry,
       gate: options.gate ?? { check: async () => ({ ok: false, result: { ok: false, code: 'denied', error: 'No gate in this test.' } }) },
       holdTabs: (hold) => void (options.gate as { addHold?: (h: typeof hold) => void } | undefined)?.addHold?.(hold),
+      instructions: (section) => void instructions.push(section),
       offscreen: (async () => {
         throw new Error('No offscreen document in this test.');
       }) as PluginContext['offscreen'],

@@ -64,6 +64,7 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
       // No user to ask here: a sub-agent's loop refuses what the gate would ask about.
       gate: noGate,
       holdTabs: () => undefined,
+      instructions: () => undefined,
       offscreen:
         offscreen ??
         ((async () => {
