@@ -3,9 +3,9 @@
 // inputs and buttons, typing and clicking for real. Both browsers get the same small API, so one
 // scenario runs in both.
 
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,48 +141,79 @@ async function launchChromium(profile, locale, colorScheme) {
   };
 }
 
+/**
+ * Firefox's own first start of an empty profile (its databases, caches, first-run tasks) takes
+ * seconds that no test needs: each launch copies a profile that Firefox has started once and quit,
+ * with the same preferences and no extension, never a page visited (made once per Firefox build
+ * and preferences, in the system's temporary folder; two files making it at once each make one,
+ * and the first to finish is kept). The copy is the fresh profile the test gets.
+ */
+async function firefoxProfile(puppeteer, executablePath, profile, prefs) {
+  const binary = realpathSync(executablePath);
+  const { mtimeMs, size } = statSync(binary);
+  const key = createHash('sha256')
+    .update(JSON.stringify([binary, mtimeMs, size, prefs]))
+    .digest('hex')
+    .slice(0, 16);
+  const template = path.join(os.tmpdir(), `sidequest-firefox-profile-${key}`);
+  if (!existsSync(path.join(template, 'prefs.js'))) {
+    const made = await mkdtemp(`${template}-making-`);
+    const browser = await puppeteer.launch({ browser: 'firefox', executablePath, headless: true, userDataDir: made, args: ['--remote-allow-system-access'], extraPrefsFirefox: prefs });
+    await browser.close();
+    await rename(made, template).catch(() => rm(made, { recursive: true, force: true }));
+  }
+  // Not the lock of the Firefox that made it (a later process could have its number).
+  await cp(template, profile, { recursive: true, filter: (src) => !/^(lock|\.parentlock|user\.js)$/.test(path.basename(src)) });
+}
+
 async function launchFirefox(profile, locale, colorScheme, preciseClock) {
   const puppeteer = (await import('puppeteer-core')).default;
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
+  const executablePath = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+  // The preferences of every launch with these options (the profile's own below).
+  const prefs = {
+    // The test sites' names (TEST_HOSTS) resolve to this machine.
+    'network.dns.localDomains': TEST_HOSTS.join(','),
+    // The closed network makes Firefox's own services fail; keep them quiet and fast.
+    'browser.shell.checkDefaultBrowser': false,
+    'datareporting.policy.dataSubmissionEnabled': false,
+    'toolkit.telemetry.reportingpolicy.firstRun': false,
+    'app.update.enabled': false,
+    'browser.download.always_ask_before_handling_new_types': false,
+    'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
+    'browser.download.manager.showWhenStarting': false,
+    'browser.download.alwaysOpenPanel': false,
+    // Benches: performance.now() unrounded (Firefox rounds it to whole milliseconds otherwise).
+    ...(preciseClock ? { 'privacy.reduceTimerPrecision': false } : {}),
+    ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
+    ...(locale
+      ? {
+          'intl.locale.requested': locale,
+          'intl.accept_languages': locale,
+          // Debian's language packs are system add-ons: let a fresh profile use them.
+          'extensions.autoDisableScopes': 0,
+          'extensions.langpacks.signatures.required': false,
+        }
+      : {}),
+  };
+  if (process.env.SIDEQUEST_FIREFOX_TEMPLATE !== '0') await firefoxProfile(puppeteer, executablePath, profile, prefs);
   // Downloads go straight to this folder, without asking (the prefs below).
   const downloads = path.join(profile, 'downloads');
   await mkdir(downloads, { recursive: true });
   const browser = await puppeteer.launch({
     browser: 'firefox',
-    executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
+    executablePath,
     headless: true,
     userDataDir: profile,
     args: ['--remote-allow-system-access'],
     defaultViewport: { width: 420, height: 760 },
     extraPrefsFirefox: {
+      ...prefs,
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: uuid }),
-      // The test sites' names (TEST_HOSTS) resolve to this machine.
-      'network.dns.localDomains': TEST_HOSTS.join(','),
-      // The closed network makes Firefox's own services fail; keep them quiet and fast.
-      'browser.shell.checkDefaultBrowser': false,
-      'datareporting.policy.dataSubmissionEnabled': false,
-      'toolkit.telemetry.reportingpolicy.firstRun': false,
-      'app.update.enabled': false,
       'browser.download.folderList': 2,
       'browser.download.dir': downloads,
       'browser.download.useDownloadDir': true,
-      'browser.download.always_ask_before_handling_new_types': false,
-      'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
-      'browser.download.manager.showWhenStarting': false,
-      'browser.download.alwaysOpenPanel': false,
-      // Benches: performance.now() unrounded (Firefox rounds it to whole milliseconds otherwise).
-      ...(preciseClock ? { 'privacy.reduceTimerPrecision': false } : {}),
-      ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
-      ...(locale
-        ? {
-            'intl.locale.requested': locale,
-            'intl.accept_languages': locale,
-            // Debian's language packs are system add-ons: let a fresh profile use them.
-            'extensions.autoDisableScopes': 0,
-            'extensions.langpacks.signatures.required': false,
-          }
-        : {}),
     },
   });
   await browser.installExtension(dir);
@@ -250,7 +281,22 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
       await page.raw.evaluate(() => globalThis.browser.runtime.reload()).catch(() => undefined);
       await new Promise((r) => setTimeout(r, 1000));
     },
-    close: () => browser.close(),
+    /**
+     * Ends Firefox and its content processes at once (its process group): the profile is removed
+     * next, so nothing is lost by skipping its orderly shutdown, which takes a second or two.
+     */
+    async close() {
+      const child = browser.process();
+      if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return browser.close();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+      await exited;
+      await browser.disconnect().catch(() => undefined);
+    },
   };
 }
 
