@@ -1,8 +1,9 @@
 // Runs the end-to-end test files (tests/e2e/*.test.mjs) with node:test, E2E_JOBS files at a time
 // (default 2): a file's browsers mostly wait (on their pages, the scripted model, timers), so two
-// keep a two-core machine busy. The slowest files start first, so that the last ones to finish are
-// short; `node --test` would sort the files by name, hence this script (node:test's `run`, which
-// keeps the order given). Files not named in SLOWEST follow in name order.
+// keep a two-core machine busy. The longest files start first (longest-processing-time order, from
+// the times CI last printed), so that the last ones to finish are short and the two jobs end
+// together; `node --test` would sort the files by name, hence this script (node:test's `run`, which
+// keeps the order given). A file not in SECONDS counts as a middling one (NEW_FILE_SECONDS).
 //
 //   node scripts/e2e.mjs                    every file
 //   node scripts/e2e.mjs tabs chat          only these (tests/e2e/<name>.test.mjs)
@@ -20,25 +21,50 @@ import timingsReporter from './timings-reporter.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIR = path.join(ROOT, 'tests/e2e');
 
-/** The slowest files, slowest first, as CI's table of times showed them (both browsers together). */
-const SLOWEST = [
-  'memory',
-  'skills',
-  'providers',
-  'approval-card',
-  'i18n-a11y',
-  'page-tools',
-  'builtin-plugins',
-  'chat',
-  'vision',
-  'page-actions',
-  'envelope',
-  'page-tools-spec',
-  'mcp',
-  'page-actions-pages',
-  'data',
-  'web',
-];
+/**
+ * Each file's time in CI's last table (seconds, both browsers together, m:ss in the table; refresh
+ * it from that table when the order changes much).
+ */
+const SECONDS = {
+  skills: 242,
+  memory: 208,
+  providers: 194,
+  'approval-card': 177,
+  'page-tools': 128,
+  vision: 121,
+  'i18n-a11y': 121,
+  'page-actions-outline': 118,
+  'gate-acting': 118,
+  'builtin-plugins': 113,
+  chat: 112,
+  mcp: 107,
+  'page-actions': 105,
+  'page-actions-forms': 85,
+  'page-tools-spec': 84,
+  web: 76,
+  redos: 76,
+  envelope: 75,
+  'page-actions-pages': 74,
+  data: 72,
+  outbound: 66,
+  'page-actions-control': 64,
+  'page-actions-pointer': 64,
+  approvals: 52,
+  'page-tools-mcpb': 47,
+  'local-address': 45,
+  'settings-import': 42,
+  security: 41,
+  tabs: 39,
+  'page-tools-offer': 39,
+  'sender-boundary': 33,
+  'page-actions-basic': 33,
+  'lean-prompt': 27,
+  'loop-guard': 26,
+  'web-cookies': 16,
+  'page-actions-world': 13,
+};
+/** A file new since that table: about a minute (the rule for a new file is under 25 s per browser). */
+const NEW_FILE_SECONDS = 60;
 
 const all = readdirSync(DIR)
   .filter((f) => f.endsWith('.test.mjs'))
@@ -49,7 +75,9 @@ if (unknown.length) {
   console.error(`scripts/e2e.mjs: no tests/e2e/${unknown[0]}.test.mjs`);
   process.exit(2);
 }
-const names = [...SLOWEST.map((n) => `${n}.test.mjs`).filter((f) => all.includes(f)), ...all.filter((f) => !SLOWEST.includes(f.replace(/\.test\.mjs$/, '')))];
+const seconds = (f) => SECONDS[f.replace(/\.test\.mjs$/, '')] ?? NEW_FILE_SECONDS;
+// Longest first; the same time in name order.
+const names = [...all].sort((a, b) => seconds(b) - seconds(a));
 const files = names.filter((f) => !wanted.length || wanted.includes(f.replace(/\.test\.mjs$/, ''))).map((f) => path.join(DIR, f));
 const jobs = Math.max(1, Number(process.env.E2E_JOBS) || 2);
 

@@ -144,9 +144,10 @@ async function launchChromium(profile, locale, colorScheme) {
 /**
  * Firefox's own first start of an empty profile (its databases, caches, first-run tasks) takes
  * seconds that no test needs: each launch copies a profile that Firefox has started once and quit,
- * with the same preferences and no extension, never a page visited (made once per Firefox build
- * and preferences, in the system's temporary folder; two files making it at once each make one,
- * and the first to finish is kept). The copy is the fresh profile the test gets.
+ * with the preferences every launch has, no extension, never a page visited (made once per Firefox
+ * build and preferences, in the system's temporary folder; two files making it at once each make
+ * one, and the first to finish is kept). The copy is the fresh profile the test gets; a launch's
+ * options (language, colour scheme) are preferences it starts with, as before.
  */
 async function firefoxProfile(puppeteer, executablePath, profile, prefs) {
   const binary = realpathSync(executablePath);
@@ -171,7 +172,7 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
   const dir = extensionDir('firefox');
   const uuid = randomUUID();
   const executablePath = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
-  // The preferences of every launch with these options (the profile's own below).
+  // The preferences of every launch (the options' and the profile's own below).
   const prefs = {
     // The test sites' names (TEST_HOSTS) resolve to this machine.
     'network.dns.localDomains': TEST_HOSTS.join(','),
@@ -184,6 +185,9 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
     'browser.helperApps.neverAsk.saveToDisk': 'application/json,text/markdown,text/plain',
     'browser.download.manager.showWhenStarting': false,
     'browser.download.alwaysOpenPanel': false,
+  };
+  if (process.env.SIDEQUEST_FIREFOX_TEMPLATE !== '0') await firefoxProfile(puppeteer, executablePath, profile, prefs);
+  const options = {
     // Benches: performance.now() unrounded (Firefox rounds it to whole milliseconds otherwise).
     ...(preciseClock ? { 'privacy.reduceTimerPrecision': false } : {}),
     ...(colorScheme ? { 'layout.css.prefers-color-scheme.content-override': colorScheme === 'dark' ? 0 : 1 } : {}),
@@ -197,7 +201,6 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
         }
       : {}),
   };
-  if (process.env.SIDEQUEST_FIREFOX_TEMPLATE !== '0') await firefoxProfile(puppeteer, executablePath, profile, prefs);
   // Downloads go straight to this folder, without asking (the prefs below).
   const downloads = path.join(profile, 'downloads');
   await mkdir(downloads, { recursive: true });
@@ -210,6 +213,7 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
     defaultViewport: { width: 420, height: 760 },
     extraPrefsFirefox: {
       ...prefs,
+      ...options,
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: uuid }),
       'browser.download.folderList': 2,
       'browser.download.dir': downloads,

@@ -114,14 +114,27 @@ export async function waitForIdle(sidebar, timeout = 20_000) {
 
 /**
  * The visible text of the last assistant answer's Markdown, once it holds still: the Markdown view
- * paints at most once per animation frame, so the Send button can be back a frame before the
- * answer's last words are on screen.
+ * paints at most once per animation frame (or after 250 ms in a page that paints none), so the Send
+ * button can be back a frame before the answer's last words are on screen. Each read waits for two
+ * frames (at most 300 ms), and the text counts once two reads agree.
  */
 export async function lastAnswer(sidebar) {
-  const read = async () => (await sidebar.texts('article.assistant .markdown')).at(-1) ?? '';
+  const read = () =>
+    sidebar.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const done = () => resolve([...document.querySelectorAll('article.assistant .markdown')].at(-1)?.innerText ?? '');
+          const timer = setTimeout(done, 300);
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              clearTimeout(timer);
+              done();
+            }),
+          );
+        }),
+    );
   let text = await read();
   for (const until = Date.now() + 5000; Date.now() < until; ) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const again = await read();
     if (again === text) break;
     text = again;

@@ -94,7 +94,8 @@ export async function startMcpServer(options = {}) {
             state.cancelled.push('slow_count');
             throw new Error('cancelled');
           }
-          await new Promise((r) => setTimeout(r, 1000));
+          // (unref: a count left running by a server stopped mid-call does not keep the test's process alive.)
+          await new Promise((r) => setTimeout(r, 1000).unref());
         }
         if (extra.signal.aborted) state.cancelled.push('slow_count');
         return { content: [{ type: 'text', text: `Counted to ${seconds}.` }] };
