@@ -220,20 +220,20 @@ async function checkWithout(folder) {
       const out = kept.filter((line) => !removed.has(line.trim().replace(/,$/, '')));
       writeFileSync(file, out.join('\n'));
     }
-    try {
-      await run(dir, 'wxt', ['prepare']);
-      await run(dir, 'vue-tsc', ['--noEmit']);
-    } catch (error) {
-      failures.push(`without plugins/${folder}: the type check fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
-      return;
-    }
-    try {
-      await run(dir, 'wxt', ['build']);
-      await run(dir, 'wxt', ['build', '-b', 'firefox']);
-    } catch (error) {
-      failures.push(`without plugins/${folder}: the build fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
-      return;
-    }
+    // The Chrome build first: it writes .wxt/ (the generated types) as `wxt prepare` would, so the
+    // type check that follows needs no prepare of its own.
+    const step = async (what, cmd, args) => {
+      try {
+        await run(dir, cmd, args);
+        return true;
+      } catch (error) {
+        failures.push(`without plugins/${folder}: ${what} fails\n${(error.stdout || '') + (error.stderr || '')}`.slice(0, 4000));
+        return false;
+      }
+    };
+    if (!(await step('the Chrome build', 'wxt', ['build']))) return;
+    if (!(await step('the type check', 'vue-tsc', ['--noEmit']))) return;
+    if (!(await step('the Firefox build', 'wxt', ['build', '-b', 'firefox']))) return;
     const left = leftovers(dir, folder);
     if (left.length) {
       failures.push(`without plugins/${folder}: the build still holds ${[...new Set(left)].join(', ')}`);
