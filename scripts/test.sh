@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, unit tests, then every build, then the end-to-end tests in real
 # Chromium and Firefox ESR. Set E2E_BROWSERS=chromium (or firefox) to run the end-to-end tests in
-# one only; E2E_JOBS=1 runs their files one at a time (default: two at a time).
+# one only; E2E_JOBS=1 runs their files one at a time (default: three at a time).
 #
 #   bash scripts/test.sh              everything, in this order (what `npm test` runs)
 #   bash scripts/test.sh unit e2e     only these steps, in the order given
@@ -26,7 +26,7 @@ step_build() {
 }
 
 step_e2e() {
-  # Two files at a time (E2E_JOBS), the slowest first: scripts/e2e.mjs.
+  # Three files at a time (E2E_JOBS), the longest first: scripts/e2e.mjs.
   node scripts/e2e.mjs
 }
 
