@@ -101,13 +101,13 @@ export function dialogNotes(tabId: number, reply: Pick<ActionReply, 'dialogs' | 
   const lines = dialogs.map((d) => {
     if (d.type === 'alert') return `The page showed an alert: ${page(d.message)}; it was closed (OK).`;
     const answer = d.accepted ? (d.type === 'prompt' ? `OK with the text ${page(d.text ?? '')}` : 'OK') : 'Cancel';
-    const fallback = d.armed ? ' (the answer handle_dialog set)' : '';
+    const fallback = d.armed ? ' (the answer dialog set)' : '';
     const deflt = d.type === 'prompt' && d.defaultText ? ` (its default text: ${page(d.defaultText)})` : '';
     return `The page asked (${d.type}): ${page(d.message)}${deflt}; answered ${answer}${fallback}.`;
   });
   if (reply.moreDialogs) lines.push(`The page raised ${reply.moreDialogs} more dialog(s) during the action, answered the same way (Cancel).`);
   const asked = dialogs.some((d) => d.type !== 'alert' && !d.armed);
-  if (asked) lines.push('To answer otherwise, call handle_dialog {accept: true} (with text for a prompt), then repeat the action.');
+  if (asked) lines.push('To answer otherwise, call dialog {accept: true} (with text for a prompt), then repeat the action.');
   return lines.join(' ');
 }
 

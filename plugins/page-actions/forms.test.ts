@@ -225,7 +225,7 @@ describe('dialogs during an action', () => {
     expect(realDialogs.confirm).toHaveBeenCalledWith('Outside?');
   });
 
-  it('handle_dialog arms one answer for the next dialog, then the default again', async () => {
+  it('dialog arms one answer for the next dialog, then the default again', async () => {
     document.body.innerHTML = '<button>Go</button><output></output>';
     const button = document.querySelector('button')!;
     button.addEventListener('click', () => void (document.querySelector('output')!.textContent = String(prompt('Name?'))));
