@@ -1,7 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { ToolContext } from '@/core/registry/types';
 import { untrusted } from '@/core/registry/untrusted';
-import type { ActionReply, OutlineReply, PageReply, PageRequest } from './protocol';
+import { TRUSTED_OPS, type ActionReply, type OutlineReply, type PageReply, type PageRequest } from './protocol';
 import type { PageActionsService } from './service';
 import { assertScriptable, resolveTab, TabError, tabUrl, watchLoads, type LoadWatch } from './tab-access';
 
@@ -149,9 +149,17 @@ export async function navigatedResult(tabId: number, context: Context, how: stri
  * the action's own result.
  */
 export async function runAction(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
-  const result = await runActionInPage(tab, request, context, what, mayNavigate);
-  const held = heldNotes.get(context);
-  return held ? { ...result, note: `${held} ${result.note}` } : result;
+  // After the gate, before the page agent aims: trusted input (Chrome's debugger) when the setting is on.
+  const trusted = context.service.trusted;
+  const delivery = TRUSTED_OPS.has(request.op) && trusted ? await trusted.begin(tab.id!, tabUrl(tab)) : undefined;
+  let result: ActionResult;
+  try {
+    result = await runActionInPage(tab, delivery?.trusted ? { ...request, trusted: true } : request, context, what, mayNavigate);
+  } finally {
+    if (delivery?.trusted) trusted?.end(tab.id!);
+  }
+  const notes = [heldNotes.get(context), delivery?.note, result.note].filter(Boolean);
+  return notes.length > 1 ? { ...result, note: notes.join(' ') } : result;
 }
 
 async function runActionInPage(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
