@@ -154,7 +154,7 @@ describe('trusted input: attaching, the window, and who may ask', () => {
     expect(delivery.trusted).toBe(false);
     expect(delivery.note).toMatch(/did not let the extension attach its debugger.*Another debugger.*synthetic events were used/);
     const missing = setup({ granted: async () => false });
-    expect((await missing.trusted.begin(7, 'https://shop.example/')).note).toMatch(/permission is not granted.*synthetic/);
+    expect((await missing.trusted.begin(7, 'https://shop.example/')).note).toMatch(/does not have Chrome's "debugger" permission.*synthetic/);
     expect(missing.attached).toEqual([]);
   });
 

@@ -4,10 +4,8 @@
 // the background's checks are in trusted-input.test.ts; the real thing in page-actions-trusted.test.mjs.
 // @vitest-environment jsdom
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { elementRefsFor } from '@/core/page/element-refs';
 import type { TrustedCommand } from './cdp-input';
-import { installLayoutStandIn, record } from './page-stand-ins';
-import type { PageReply, PageRequest } from './protocol';
+import { installLayoutStandIn, record, agentCalls } from './page-stand-ins';
 
 vi.mock('./page/outline', async () => (await import('./page-stand-ins')).outlineStandIn());
 vi.mock('./page/refs', async (original) => (await import('./page-stand-ins')).refsStandIn(await original<typeof import('./page/refs')>()));
@@ -31,9 +29,7 @@ const env = {
   }),
 };
 let agent: ReturnType<typeof installPageAgent>;
-const refs = () => elementRefsFor(window);
-const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
-const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
+const { ref, call } = agentCalls(() => agent);
 
 beforeEach(() => {
   document.body.innerHTML = '';
