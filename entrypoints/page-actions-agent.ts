@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 import { installPageAgent } from '@/plugins/page-actions/page/agent';
-import { BAR_PORT, PAGE_AGENT_KEY, type BarButton } from '@/plugins/page-actions/protocol';
+import { BAR_PORT, PAGE_AGENT_KEY, TRUSTED_INPUT_MESSAGE, type BarButton } from '@/plugins/page-actions/protocol';
+import type { TrustedCommand } from '@/plugins/page-actions/cdp-input';
 
 // Injected by the page-actions plugin into a tab's isolated world (top frame) before it reads or
 // acts: installs the page agent once per document. The bar's buttons reach the background through
@@ -36,5 +37,14 @@ export default defineUnlistedScript(() => {
     },
     // @wxt-dev/i18n writes nested keys joined by "_" (pageActions.bar.stop → pageActions_bar_stop).
     words: (name) => browser.i18n.getMessage(name.replace(/\./g, '_') as never) || name,
+    // Trusted input (Chrome only): the background delivers it through its debugger, or says why not.
+    ...(import.meta.env.FIREFOX
+      ? {}
+      : {
+          async trustedInput(command: TrustedCommand) {
+            const reply = (await browser.runtime.sendMessage({ type: TRUSTED_INPUT_MESSAGE, command })) as { ok?: boolean; error?: string } | undefined;
+            if (reply?.ok !== true) throw new Error(`Trusted input was not delivered: ${String(reply?.error ?? 'no answer from the extension').slice(0, 300)}`);
+          },
+        }),
   });
 });

@@ -1,7 +1,6 @@
 // @vitest-environment jsdom
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { elementRefsFor } from '@/core/page/element-refs';
-import type { PageReply, PageRequest } from './protocol';
+import { agentCalls } from './page-stand-ins';
 import { installPageAgent } from './page/agent';
 
 // The actions with the real outline and reference resolver (act.test.ts pins the actions alone).
@@ -23,9 +22,7 @@ beforeAll(() => {
 });
 
 let agent: ReturnType<typeof installPageAgent>;
-const refs = () => elementRefsFor(window);
-const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
-const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
+const { ref, call } = agentCalls(() => agent);
 
 beforeEach(() => {
   document.body.innerHTML = '';

@@ -1,8 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { elementRefsFor } from '@/core/page/element-refs';
-import { installLayoutStandIn, record } from './page-stand-ins';
-import type { PageReply, PageRequest } from './protocol';
+import { installLayoutStandIn, record, agentCalls } from './page-stand-ins';
 
 // The outline and the reference resolver are stand-ins (`page-stand-ins.ts`), so these tests pin
 // the actions alone (the real ones have their own tests).
@@ -23,9 +21,7 @@ beforeAll(() => installLayoutStandIn());
 
 const env = { barButton: vi.fn(), words: (key: string) => key };
 let agent: ReturnType<typeof installPageAgent>;
-const refs = () => elementRefsFor(window);
-const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
-const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
+const { refs, ref, call } = agentCalls(() => agent);
 
 beforeEach(() => {
   document.body.innerHTML = '';

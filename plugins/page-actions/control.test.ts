@@ -26,6 +26,8 @@ function harness() {
     [2, { url: 'https://mail.example/', title: 'Mail' }],
   ]);
   let token = 'tok1';
+  /** The tabs the control let go of (trusted input detaches there), and whether their run ended. */
+  const released: Array<[number, boolean]> = [];
   const env: ControlBrowser = {
     runtimeId: RUNTIME,
     ownUrl: 'chrome-extension://sidequest-test-id/',
@@ -57,6 +59,7 @@ function harness() {
     },
     callPage as never,
     env,
+    (tabId, runEnded) => void released.push([tabId, runEnded]),
   );
   /** A port as the page agent of `tabId`'s top frame opens it (overrides: another sender). */
   function port(tabId: number, sender: Partial<Browser.runtime.MessageSender> = {}) {
@@ -83,7 +86,7 @@ function harness() {
   };
   const settle = () => new Promise((r) => setTimeout(r, 0));
   return {
-    control, calls, events, bars, port, endRun, settle, running, stopped, pages,
+    control, calls, events, bars, port, endRun, settle, running, stopped, pages, released,
     navigate: (tabId: number) => {
       token = `tok${Math.random()}`;
       updated(tabId, { status: 'loading' });
@@ -119,6 +122,23 @@ describe('acting control', () => {
     h.port(1).press('stop');
     expect(h.stopped).toEqual([]);
     expect(h.control.pausedIn('c1')).toBeNull();
+  });
+
+  it('lets go of a tab (trusted input detaches) on Take over, on Stop from the bar, and when a tab closes', async () => {
+    const h = harness();
+    h.running.add('c1');
+    await h.control.beforeAction(1, 'c1', live());
+    await h.control.beforeAction(2, 'c1', live());
+    expect(h.released).toEqual([]);
+    h.port(1).press('take-over');
+    await h.settle();
+    expect(h.released).toEqual([[1, false]]);
+    h.port(2).press('stop');
+    await h.settle();
+    expect(h.stopped).toEqual(['c1']);
+    expect(h.released).toEqual([[1, false], [1, true], [2, true]]);
+    h.close(2);
+    expect(h.released.at(-1)).toEqual([2, true]);
   });
 
   it('does nothing outside a conversation (direct calls)', async () => {

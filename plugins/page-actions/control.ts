@@ -156,6 +156,8 @@ export class Control implements ActingControl {
     private readonly ctx: Pick<PluginContext, 'broadcast' | 'conversations'> & Partial<Pick<PluginContext, 'handle'>>,
     private readonly callPage: CallPage,
     private readonly env: ControlBrowser,
+    /** The agent lets go of a tab: its run ended (Stop too), the user has it, or it closed (trusted input detaches). */
+    private readonly released: (tabId: number, runEnded: boolean) => void = () => undefined,
   ) {
     ctx.conversations.onRunEnd((conversationId) => this.runEnded(conversationId));
     ctx.handle?.('getPagePause', ({ conversationId }) => this.pausedIn(conversationId));
@@ -264,6 +266,7 @@ export class Control implements ActingControl {
   }
 
   private async pause(state: TabState, reason?: string): Promise<void> {
+    this.released(state.tabId, false);
     if (state.paused) state.paused.reason = reason ?? state.paused.reason;
     else state.paused = { reason, site: '', resumed: deferred() };
     const paused = state.paused;
@@ -309,6 +312,7 @@ export class Control implements ActingControl {
     for (const state of [...this.tabs.values()]) {
       if (state.conversationId !== conversationId) continue;
       this.tabs.delete(state.tabId);
+      this.released(state.tabId, true);
       const wasPaused = Boolean(state.paused);
       state.paused?.resumed.resolve();
       state.paused = undefined;
@@ -319,6 +323,7 @@ export class Control implements ActingControl {
   }
 
   private tabClosed(tabId: number): void {
+    this.released(tabId, true);
     const state = this.tabs.get(tabId);
     if (!state) return;
     this.tabs.delete(tabId);
@@ -367,8 +372,8 @@ export class Control implements ActingControl {
   }
 }
 
-export function createControl(ctx: PluginContext, callPage: CallPage, env: ControlBrowser = realBrowser()): Control {
-  return new Control(ctx, callPage, env);
+export function createControl(ctx: PluginContext, callPage: CallPage, env: ControlBrowser = realBrowser(), released?: (tabId: number, runEnded: boolean) => void): Control {
+  return new Control(ctx, callPage, env, released);
 }
 
 /** The tab a call means: its `tab_id`, the run's bound tab, or the tab the user is looking at. */

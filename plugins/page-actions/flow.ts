@@ -1,7 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import type { ToolContext } from '@/core/registry/types';
 import { untrusted } from '@/core/registry/untrusted';
-import type { ActionReply, OutlineReply, PageReply, PageRequest } from './protocol';
+import { TRUSTED_OPS, type ActionReply, type OutlineReply, type PageReply, type PageRequest } from './protocol';
 import type { PageActionsService } from './service';
 import { assertScriptable, resolveTab, TabError, tabUrl, watchLoads, type LoadWatch } from './tab-access';
 
@@ -101,13 +101,13 @@ export function dialogNotes(tabId: number, reply: Pick<ActionReply, 'dialogs' | 
   const lines = dialogs.map((d) => {
     if (d.type === 'alert') return `The page showed an alert: ${page(d.message)}; it was closed (OK).`;
     const answer = d.accepted ? (d.type === 'prompt' ? `OK with the text ${page(d.text ?? '')}` : 'OK') : 'Cancel';
-    const fallback = d.armed ? ' (the answer handle_dialog set)' : '';
+    const fallback = d.armed ? ' (the answer dialog set)' : '';
     const deflt = d.type === 'prompt' && d.defaultText ? ` (its default text: ${page(d.defaultText)})` : '';
     return `The page asked (${d.type}): ${page(d.message)}${deflt}; answered ${answer}${fallback}.`;
   });
   if (reply.moreDialogs) lines.push(`The page raised ${reply.moreDialogs} more dialog(s) during the action, answered the same way (Cancel).`);
   const asked = dialogs.some((d) => d.type !== 'alert' && !d.armed);
-  if (asked) lines.push('To answer otherwise, call handle_dialog {accept: true} (with text for a prompt), then repeat the action.');
+  if (asked) lines.push('To answer otherwise, call dialog {accept: true} (with text for a prompt), then repeat the action.');
   return lines.join(' ');
 }
 
@@ -149,9 +149,17 @@ export async function navigatedResult(tabId: number, context: Context, how: stri
  * the action's own result.
  */
 export async function runAction(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {
-  const result = await runActionInPage(tab, request, context, what, mayNavigate);
-  const held = heldNotes.get(context);
-  return held ? { ...result, note: `${held} ${result.note}` } : result;
+  // After the gate, before the page agent aims: trusted input (Chrome's debugger) when the setting is on.
+  const trusted = context.service.trusted;
+  const delivery = TRUSTED_OPS.has(request.op) && trusted ? await trusted.begin(tab.id!, tabUrl(tab)) : undefined;
+  let result: ActionResult;
+  try {
+    result = await runActionInPage(tab, delivery?.trusted ? { ...request, trusted: true } : request, context, what, mayNavigate);
+  } finally {
+    if (delivery?.trusted) trusted?.end(tab.id!);
+  }
+  const notes = [heldNotes.get(context), delivery?.note, result.note].filter(Boolean);
+  return notes.length > 1 ? { ...result, note: notes.join(' ') } : result;
 }
 
 async function runActionInPage(tab: Tab, request: PageRequest, context: Context, what: string, mayNavigate: boolean): Promise<ActionResult> {

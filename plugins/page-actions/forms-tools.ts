@@ -10,7 +10,7 @@ import { readWorkspaceFile, toBase64 } from './workspace-file';
 
 /**
  * Issue 41's tools for text, files and dialogs (page side: `page/forms.ts`, `page/dialogs*.ts`):
- * `select_text`, `clipboard`, `upload_file`, `handle_dialog`. Found through `find_tools` (not always
+ * `select_text`, `clipboard`, `upload_file`, `dialog`. Found through `find_tools` (not always
  * offered). None of them reads or writes the user's real clipboard.
  */
 
@@ -67,12 +67,12 @@ export const uploadFile = defineTool<In<'upload_file'>, ActionResult, PageAction
   },
 });
 
-export const handleDialog = defineTool<In<'handle_dialog'>, ActionResult, PageActionsService>({
-  name: 'handle_dialog',
+export const dialogTool = defineTool<In<'dialog'>, ActionResult, PageActionsService>({
+  name: 'dialog',
   description: 'Set the answer (OK/Cancel, a prompt\'s text) to the next alert, confirm or prompt the page raises during an action; then repeat that action.',
-  inputSchema: schemas.handle_dialog,
+  inputSchema: schemas.dialog,
   timeoutMs: ACTION_TIMEOUT_MS,
-  annotations: { ...ACTS, describe: cardWords('handle_dialog') },
+  annotations: { ...ACTS, describe: cardWords('dialog') },
   async execute(input, context: Context) {
     const tab = await begin(input.tab_id, context);
     const result = await runAction(tab, { op: 'dialog', accept: input.accept, ...(input.text !== undefined ? { text: input.text } : {}) }, context, 'Setting the answer', false);
@@ -82,4 +82,4 @@ export const handleDialog = defineTool<In<'handle_dialog'>, ActionResult, PageAc
 });
 
 /** The tools of this file, listed in `index.ts`. */
-export const formsTools: ToolDefinition[] = [selectText, clipboard, uploadFile, handleDialog];
+export const formsTools: ToolDefinition[] = [selectText, clipboard, uploadFile, dialogTool];

@@ -1,7 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { elementRefsFor } from '@/core/page/element-refs';
-import type { PageReply, PageRequest } from './protocol';
+import { agentCalls } from './page-stand-ins';
 
 // Issue 41's hands for choosing, text, files and dialogs, page side (`page/forms.ts`,
 // `page/dialogs*.ts`, `page/clipboard-main.ts`, several values in `page/act.ts`), through the page
@@ -73,9 +72,7 @@ beforeAll(() => {
 });
 
 let agent: ReturnType<typeof installPageAgent>;
-const refs = () => elementRefsFor(window);
-const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
-const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
+const { ref, call } = agentCalls(() => agent);
 
 beforeEach(() => {
   document.body.innerHTML = '';
@@ -225,7 +222,7 @@ describe('dialogs during an action', () => {
     expect(realDialogs.confirm).toHaveBeenCalledWith('Outside?');
   });
 
-  it('handle_dialog arms one answer for the next dialog, then the default again', async () => {
+  it('dialog arms one answer for the next dialog, then the default again', async () => {
     document.body.innerHTML = '<button>Go</button><output></output>';
     const button = document.querySelector('button')!;
     button.addEventListener('click', () => void (document.querySelector('output')!.textContent = String(prompt('Name?'))));

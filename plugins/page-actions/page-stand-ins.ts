@@ -1,6 +1,9 @@
+import { elementRefsFor } from '@/core/page/element-refs';
+import type { PageReply, PageRequest } from './protocol';
+
 // Stand-ins for the page agent's unit tests of the actions (act.test.ts, pointer.test.ts): a layout
 // for jsdom (`installLayoutStandIn`, boxes from `data-rect`), an event recorder, a plain
-// outline and a reference resolver, so those tests pin the actions alone (the real outline and
+// outline, a reference resolver and the agent's calls (`agentCalls`), so those tests pin the actions alone (the real outline and
 // resolver have their own tests). Used from `vi.mock` factories:
 //   vi.mock('./page/outline', async () => (await import('./page-stand-ins')).outlineStandIn());
 
@@ -70,4 +73,14 @@ export const EVENTS = ['pointerover', 'pointerenter', 'mouseover', 'mouseenter',
 export function record(element: Element, log: string[] = [], types = EVENTS): string[] {
   for (const type of types) element.addEventListener(type, (event) => log.push(event.type), true);
   return log;
+}
+
+/** A page agent's calls as the background makes them: `ref(element)` as the outline prints it, `call(request)` with the document's token. */
+export function agentCalls(agent: () => { handle(request: PageRequest): Promise<PageReply> }) {
+  const refs = () => elementRefsFor(window);
+  return {
+    refs,
+    ref: (element: Element) => `e${refs().refOf(element).split('.').pop()}`,
+    call: (request: PageRequest) => agent().handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>,
+  };
 }

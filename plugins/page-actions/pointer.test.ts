@@ -3,9 +3,7 @@
 // HTML drag and drop needs a real DataTransfer (jsdom has none): the e2e test drives it on SortableJS.
 // @vitest-environment jsdom
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { elementRefsFor } from '@/core/page/element-refs';
-import { installLayoutStandIn, record } from './page-stand-ins';
-import type { PageReply, PageRequest } from './protocol';
+import { installLayoutStandIn, record, agentCalls } from './page-stand-ins';
 
 // The outline and the reference resolver are stand-ins (`page-stand-ins.ts`), so these tests pin
 // the actions alone (the real ones have their own tests).
@@ -24,9 +22,7 @@ beforeAll(() => installLayoutStandIn());
 
 const env = { barButton: vi.fn(), words: (key: string) => key };
 let agent: ReturnType<typeof installPageAgent>;
-const refs = () => elementRefsFor(window);
-const ref = (element: Element) => `e${refs().refOf(element).split('.').pop()}`;
-const call = (request: PageRequest) => agent.handle({ token: refs().token, ...request } as PageRequest) as Promise<PageReply & Record<string, any>>;
+const { ref, call } = agentCalls(() => agent);
 
 beforeEach(() => {
   document.body.innerHTML = '';

@@ -20,7 +20,18 @@ export const PAGE_AGENT_KEY = 'sidequest.page-actions';
 interface Base {
   /** The document token the background last saw in this tab (absent: accept whatever the page has). */
   token?: string;
+  /**
+   * Deliver this action's clicks, keys and text as trusted input (Chrome's debugger, attached by
+   * the background for it: `trusted-input.ts`). Only for `TRUSTED_OPS`.
+   */
+  trusted?: boolean;
 }
+
+/** The actions whose input can go through Chrome's debugger (the "Trusted input" setting). */
+export const TRUSTED_OPS: ReadonlySet<string> = new Set(['click', 'hover', 'press', 'fill', 'drag', 'clickAt', 'hoverAt']);
+
+/** The runtime message the page agent sends to have trusted input delivered (`trusted-input.ts` answers). */
+export const TRUSTED_INPUT_MESSAGE = 'sidequest-page-actions-trusted-input';
 
 export type PageRequest = Base &
   (

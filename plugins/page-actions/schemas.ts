@@ -187,7 +187,7 @@ export const pageActionsSchemas = {
     required: ['ref', 'path'],
     additionalProperties: false,
   },
-  handle_dialog: {
+  dialog: {
     type: 'object',
     properties: {
       tab_id: TAB_ID,

@@ -5,6 +5,7 @@ import { PAGE_AGENT_KEY, type PageReply, type PageRequest } from './protocol';
 import { createControl, MAX_TRACKED_TABS, type ActingControl } from './control';
 import { checkReply } from './replies';
 import { assertScriptable, getTab, settledTab, TabError, tabUrl, watchLoads } from './tab-access';
+import { setupTrustedInput, type TrustedInput } from './trusted-input';
 
 /**
  * The plugin's background service: finds the tab a call means, injects the page agent, sends it
@@ -23,6 +24,8 @@ export interface PageActionsService {
   /** The last document token seen in the tab (undefined before its first reply). */
   lastToken(tabId: number): string | undefined;
   control: ActingControl;
+  /** Trusted input through Chrome's debugger, when the setting is on (`trusted-input.ts`). */
+  trusted?: TrustedInput;
 }
 
 export interface CallOptions {
@@ -188,17 +191,21 @@ export function createPageCaller(): Pick<PageActionsService, 'callPage' | 'lastT
 
 export function setupPageActions(ctx: PluginContext): { service: PageActionsService; dispose(): void } {
   const caller = createPageCaller();
-  const control = createControl(ctx, caller.callPage);
+  const trusted = setupTrustedInput();
+  // The debugger lets go of a tab when its run ends (Stop too), when the user has it, when it closes.
+  const control = createControl(ctx, caller.callPage, undefined, (tabId, runEnded) => void trusted.release(tabId, { runEnded }));
   // While the user has a tab, every call that touches it waits (the gate holds it): page scripts,
   // page tools and tab tools too, not only this plugin's actions.
   ctx.holdTabs(control);
   ctx.retained('tabTokens', () => caller.tokenCount(), MAX_TABS);
   ctx.retained('controlledTabs', () => control.trackedTabs, MAX_TRACKED_TABS);
+  ctx.retained('debuggedTabs', () => trusted.attachedTabs);
   return {
-    service: { callPage: caller.callPage, lastToken: caller.lastToken, control },
+    service: { callPage: caller.callPage, lastToken: caller.lastToken, control, trusted },
     dispose: () => {
       caller.dispose();
       control.dispose();
+      trusted.dispose();
     },
   };
 }

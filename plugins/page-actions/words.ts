@@ -40,7 +40,7 @@ export interface WordsEnv {
 }
 
 /** Actions with words; the read-only tools (read_page, wait_for, screenshot) have no card. */
-const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate', 'drag', 'click_at', 'hover_at', 'select_text', 'clipboard', 'upload_file', 'handle_dialog'] as const;
+const ACTIONS = ['click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'navigate', 'drag', 'click_at', 'hover_at', 'select_text', 'clipboard', 'upload_file', 'dialog'] as const;
 type Action = (typeof ACTIONS)[number];
 
 /**
@@ -200,7 +200,7 @@ export async function describeAction(tool: Action, input: Record<string, unknown
         carries: address ? { to: [address] } : { text: `\u0000file ${path}` },
       };
     }
-    case 'handle_dialog': {
+    case 'dialog': {
       const text = typeof input.text === 'string' ? input.text : undefined;
       const site_ = await site();
       if (input.accept === true && text !== undefined) return { words: said('pageActions.card.dialogText', { text: cut(text, TEXT_CHARS), site: site_ }), ...sensitive(false), ...carries(text, []) };

@@ -3,7 +3,7 @@
 // model using only page actions (plus opfs_write to make a file): several options of a
 // multi-select, select_text + Bold in Quill, the page's own copy and paste handlers (never the
 // system clipboard), upload_file from the workspace (and hostile paths), and alert/confirm/prompt
-// raised during a click, answered through `handle_dialog`, capped when the page raises hundreds.
+// raised during a click, answered through `dialog`, capped when the page raises hundreds.
 
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -172,7 +172,7 @@ for (const browserName of selectedBrowsers()) {
     });
 
     test('dialogs during a click are answered at once and reported; dialog arms the answer; a storm is capped; a spoofed signal changes nothing', async () => {
-      const { page, sidebar, tabId, cards } = await open('forms-dialogs.html', (text) => (/run handle_dialog/.test(text) ? 'Allow once' : 'Always allow'));
+      const { page, sidebar, tabId, cards } = await open('forms-dialogs.html', (text) => (/run dialog/.test(text) ? 'Allow once' : 'Always allow'));
       await waitForDeepText(page, /Outcome/);
       // The page pretends the agent acts, with OK as the answer: its own trick for its own dialogs.
       await page.evaluate(() => window.spoof());
@@ -185,10 +185,10 @@ for (const browserName of selectedBrowsers()) {
           outline = last;
           return act('click', { ref: refFor(outline, 'button', 'Remove draft') });
         },
-        () => act('handle_dialog', { accept: true }),
+        () => act('dialog', { accept: true }),
         () => act('click', { ref: refFor(outline, 'button', 'Remove draft') }),
         () => act('click', { ref: refFor(outline, 'button', 'Rename') }),
-        () => act('handle_dialog', { accept: true, text: 'Budget 2027' }),
+        () => act('dialog', { accept: true, text: 'Budget 2027' }),
         () => act('click', { ref: refFor(outline, 'button', 'Rename') }),
         () => act('click', { ref: refFor(outline, 'button', 'Say hello') }),
         () => act('click', { ref: refFor(outline, 'button', 'Storm of alerts') }),

@@ -1,4 +1,4 @@
-import { ActionError, disabledReason, ensureActionable, hiddenReason } from './actionable';
+import { ActionError, disabledReason, ensureActionable, hiddenReason, topViewportPoint } from './actionable';
 import { highlight } from './bar';
 import { quoteName, settle } from './changes';
 import {
@@ -16,6 +16,7 @@ import {
   type Button,
 } from './input';
 import { pressKey } from './keys';
+import { deliver, modifierNames, type TrustedSender } from './trusted';
 
 /**
  * The actions on one element: click, fill, select an option, hover, scroll. Each checks the
@@ -32,6 +33,8 @@ export interface ActContext {
   pointer: { last: Element | null };
   /** The highlight's label for an action, in the user's language ("Click", "Type"). */
   label(action: ActionWord): string;
+  /** Trusted input is on for this action (Chrome's debugger delivers it: `trusted.ts`). */
+  trusted?: TrustedSender;
 }
 
 export type ActionWord = 'click' | 'fill' | 'select' | 'press' | 'hover' | 'scroll' | 'drag';
@@ -61,7 +64,7 @@ function stateWord(element: Element): string {
   return '';
 }
 
-export function click(ctx: ActContext, element: Element, options: { button?: Button; double?: boolean; modifiers?: string[] } = {}): string {
+export function click(ctx: ActContext, element: Element, options: { button?: Button; double?: boolean; modifiers?: string[] } = {}): string | Promise<string> {
   const list = element.localName === 'option' ? element.closest('select') : null;
   if (list && (options.button ?? 'left') === 'left' && !options.double) {
     // A click on an option of a <select> does nothing in a browser: choose it as a person would.
@@ -73,22 +76,33 @@ export function click(ctx: ActContext, element: Element, options: { button?: But
   const mods = modifiersFrom(options.modifiers);
   // The events go to what is on top at the point (a person's finger lands there), which reaches `element`.
   const receiver = point.hit ?? element;
-  clickSequence(receiver, point, { button, double: options.double, mods, previous: ctx.pointer.last });
-  ctx.pointer.last = receiver;
   const held = (options.modifiers ?? []).filter(Boolean);
   const word = options.double ? 'Double-clicked' : BUTTON_WORD[button];
-  // Read the state after the events ran (a checkbox toggled by the click's default action).
-  return `${word} ${ctx.name(element)}${held.length ? ` with ${held.join('+')} held` : ''}${element.isConnected ? stateWord(element) : ''}.`;
+  const done = () => {
+    ctx.pointer.last = receiver;
+    // Read the state after the events ran (a checkbox toggled by the click's default action).
+    return `${word} ${ctx.name(element)}${held.length ? ` with ${held.join('+')} held` : ''}${element.isConnected ? stateWord(element) : ''}.`;
+  };
+  if (ctx.trusted) {
+    const at = topViewportPoint(receiver.ownerDocument, point);
+    return deliver(ctx, { kind: 'click', ...at, button, clicks: options.double ? 2 : 1, modifiers: modifierNames(mods) }).then(done);
+  }
+  clickSequence(receiver, point, { button, double: options.double, mods, previous: ctx.pointer.last });
+  return done();
 }
 
-export function hover(ctx: ActContext, element: Element): string {
+export function hover(ctx: ActContext, element: Element): string | Promise<string> {
   const point = ensureActionable(element, ctx.describe, { enabled: false });
   show(element, ctx.label('hover'));
   // Only the hover part of a click: over/enter/move (and out/leave on what the mouse left).
   const receiver = point.hit ?? element;
+  const done = () => {
+    ctx.pointer.last = receiver;
+    return `Hovered over ${ctx.name(element)}.`;
+  };
+  if (ctx.trusted) return deliver(ctx, { kind: 'hover', ...topViewportPoint(receiver.ownerDocument, point) }).then(done);
   hoverSequence(receiver, point, undefined, ctx.pointer.last);
-  ctx.pointer.last = receiver;
-  return `Hovered over ${ctx.name(element)}.`;
+  return done();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +135,7 @@ function fieldValue(field: Element): string {
   return (field as HTMLElement).innerText ?? field.textContent ?? '';
 }
 
-export function fill(ctx: ActContext, element: Element, text: string, submit = false): string {
+export function fill(ctx: ActContext, element: Element, text: string, submit = false): string | Promise<string> {
   const field = fieldFor(element);
   if (field.localName === 'select') throw new ActionError(`${ctx.describe(field)} is a list of options: use select_option.`);
   if (field.localName === 'input') {
@@ -138,19 +152,33 @@ export function fill(ctx: ActContext, element: Element, text: string, submit = f
   show(field, ctx.label('fill'));
   if (deepActiveElement(field.ownerDocument) !== field) focusElement(field);
   selectAllIn(field);
+  if (ctx.trusted) return fillTrusted(ctx, field, text, submit);
   const how = insertText(field, text, true);
   if (how === 'prevented') throw new ActionError(`${ctx.describe(field)} refused the text (the page cancelled the input).`);
   const got = fieldValue(field);
+  const effect = submit ? (pressKey(field.ownerDocument, 'Enter', field, { typed: true }).effect ?? '') : undefined;
+  return finishFill(ctx, field, text, got, effect);
+}
+
+/** Trusted typing: the text at the caret over the selection (`Input.insertText`), or Delete to clear; Enter as a key. */
+async function fillTrusted(ctx: ActContext, field: Element, text: string, submit: boolean): Promise<string> {
+  await deliver(ctx, text ? { kind: 'text', text } : { kind: 'key', key: 'Delete' });
+  const got = fieldValue(field);
+  if (submit) await deliver(ctx, { kind: 'key', key: 'Enter' });
+  return finishFill(ctx, field, text, got, submit ? '' : undefined);
+}
+
+/** After the typing: the commit a blur would make (without Enter), and the note; `enter`: undefined when Enter was not pressed, else its effect ("" for none seen). */
+function finishFill(ctx: ActContext, field: Element, text: string, got: string, enter: string | undefined): string {
   const count = [...text].length;
   let note = count === 0 ? `Cleared ${ctx.name(field)}` : `Typed ${count} character${count === 1 ? '' : 's'} into ${ctx.name(field)}`;
-  if (submit) {
-    const result = pressKey(field.ownerDocument, 'Enter', field, { typed: true });
-    note += ` and pressed Enter${result.effect ? ` (${result.effect})` : ''}`;
+  if (enter !== undefined) {
+    note += ` and pressed Enter${enter ? ` (${enter})` : ''}`;
   } else if (field.localName === 'input' || field.localName === 'textarea') {
     // The commit a blur would make: Vue's v-model.lazy, Angular's updateOn 'blur' and plain pages read change.
     fireChange(field);
   }
-  if (!submit && got.replace(/\r\n/g, '\n') !== text && !(isContentEditable(field) && got.trim() === text.trim())) {
+  if (enter === undefined && got.replace(/\r\n/g, '\n') !== text && !(isContentEditable(field) && got.trim() === text.trim())) {
     note += `; the field now holds ${quoteName(got, 120)} (the page or the field's rules changed what was typed)`;
   }
   return `${note}.`;
@@ -317,7 +345,7 @@ async function selectAria(ctx: ActContext, host: Element, value?: string, label?
   let opened = false;
   if (choices.length === 0 || host.getAttribute('aria-expanded') === 'false') {
     // A collapsed combobox: open it as a person would, then look at its options.
-    click(ctx, host);
+    await click(ctx, host);
     opened = true;
     const view = host.ownerDocument.defaultView;
     if (view) await settle(view);
@@ -340,7 +368,7 @@ async function selectAria(ctx: ActContext, host: Element, value?: string, label?
 // ---------------------------------------------------------------------------------------------
 // press
 
-export function press(ctx: ActContext, spec: string, element?: Element): string {
+export function press(ctx: ActContext, spec: string, element?: Element): string | Promise<string> {
   let target: Element | undefined;
   if (element) {
     ensureActionable(element, ctx.describe, { hitTarget: false });
@@ -349,11 +377,21 @@ export function press(ctx: ActContext, spec: string, element?: Element): string 
   }
   const focused = target ?? deepActiveElement(ctx.doc) ?? ctx.doc.body;
   if (focused && focused !== ctx.doc.body) show(focused, `${ctx.label('press')} ${spec.slice(0, 30)}`);
+  if (ctx.trusted) return pressTrusted(ctx, spec, focused);
   const result = pressKey(ctx.doc, spec, target);
   const where = result.target && result.target !== ctx.doc.body && result.target !== ctx.doc.documentElement ? ` in ${ctx.name(focused ?? result.target)}` : '';
   let note = `Pressed ${spec.slice(0, 60)}${where}`;
   if (result.effect === 'focus moved') note += `: focus moved to ${ctx.describe(result.target)}`;
   else if (result.effect) note += ` (${result.effect})`;
+  return `${note}.`;
+}
+
+/** A trusted key press goes where the browser sends keys: the focused element. The note says where focus went. */
+async function pressTrusted(ctx: ActContext, spec: string, focused: Element | null | undefined): Promise<string> {
+  await deliver(ctx, { kind: 'key', key: spec });
+  const now = deepActiveElement(ctx.doc);
+  let note = `Pressed ${spec.slice(0, 60)}${focused && focused !== ctx.doc.body && focused !== ctx.doc.documentElement ? ` in ${ctx.name(focused)}` : ''}`;
+  if (now && now !== focused && now !== ctx.doc.body) note += `: focus moved to ${ctx.describe(now)}`;
   return `${note}.`;
 }
 

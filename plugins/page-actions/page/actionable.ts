@@ -159,6 +159,18 @@ export function frameContentOffset(frame: Element): Point {
   return { x: rect.left + (frame.clientLeft || 0) + padLeft, y: rect.top + (frame.clientTop || 0) + padTop };
 }
 
+/** `point` (in the viewport of `doc`: a same-origin frame's document or the top one) in CSS pixels of the top viewport. */
+export function topViewportPoint(doc: Document, point: Point): Point {
+  let x = point.x;
+  let y = point.y;
+  for (let frame = frameElementOf(doc); frame; frame = frameElementOf(frame.ownerDocument)) {
+    const offset = frameContentOffset(frame);
+    x += offset.x;
+    y += offset.y;
+  }
+  return { x, y };
+}
+
 /** A point to act at, and what is on top there (what a person's finger reaches: the target, something inside it, or its label). */
 export interface ActionPoint extends Point {
   hit?: Element;

@@ -1,7 +1,7 @@
 import { elementRefsFor, type ElementRefs } from '@/core/page/element-refs';
-import type { ActionReply, DescribeAs, ElementFacts, OutlineReply, PageReply, PageRequest, RectReply } from '../protocol';
+import { TRUSTED_OPS, type ActionReply, type DescribeAs, type ElementFacts, type OutlineReply, type PageReply, type PageRequest, type RectReply } from '../protocol';
 import { ENGLISH_LABELS, click, fieldFor, fill, hover, press, scroll, selectOption, type ActContext, type ActionWord } from './act';
-import { ActionError, frameContentOffset, frameElementOf, scrollIntoViewIfNeeded } from './actionable';
+import { ActionError, frameElementOf, scrollIntoViewIfNeeded, topViewportPoint } from './actionable';
 import { setBar } from './bar';
 import { quoteName, watchChanges } from './changes';
 import { deepActiveElement, isContentEditable, isTextControl } from './input';
@@ -11,6 +11,7 @@ import { atPoint, describeAt, drag, type PointMemory } from './pointer';
 import { waitFor } from './wait';
 import { dialogWatch } from './dialogs';
 import { copySelection, pasteText, selectText, uploadFile } from './forms';
+import type { TrustedSender } from './trusted';
 
 /**
  * The page agent: installed once per document in the tab's isolated world
@@ -23,6 +24,8 @@ export interface PageEnv {
   barButton(button: 'stop' | 'take-over' | 'resume'): void;
   /** A word of the plugin's locale (`pageActions.bar.*`), in the browser's language. */
   words(key: string): string;
+  /** Delivers trusted input through the background (`trusted.ts`); absent where there is none (tests, Firefox). */
+  trustedInput?: TrustedSender;
 }
 
 export interface PageAgent {
@@ -83,8 +86,9 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
     return word && word !== key && word !== key.replace(/\./g, '_') ? word : ENGLISH_LABELS[action];
   }
 
-  function context(): ActContext {
-    return { doc: win.document, describe, name, pointer, label: actionLabel };
+  /** The actions' context; `trusted`: the background asked for trusted input on this action (`request.trusted`). */
+  function contextFor(trusted: TrustedSender | undefined): ActContext {
+    return { doc: win.document, describe, name, pointer, label: actionLabel, ...(trusted ? { trusted } : {}) };
   }
 
   function resolve(ref: string, token: string | undefined): Element {
@@ -127,6 +131,8 @@ export function installPageAgent(env: PageEnv, win: Window & typeof globalThis =
   }
 
   async function dispatch(request: PageRequest): Promise<Record<string, unknown>> {
+    const trusted = request.trusted === true && TRUSTED_OPS.has(request.op) ? env.trustedInput : undefined;
+    const context = () => contextFor(trusted);
     switch (request.op) {
       case 'outline': {
         let root: Element | undefined;
@@ -354,13 +360,7 @@ export function submitsPost(element: Element): boolean {
 export function rectOf(element: Element): RectReply {
   scrollIntoViewIfNeeded(element);
   const rect = element.getBoundingClientRect();
-  let x = rect.left;
-  let y = rect.top;
-  for (let frame = frameElementOf(element.ownerDocument); frame; frame = frameElementOf(frame.ownerDocument)) {
-    const offset = frameContentOffset(frame);
-    x += offset.x;
-    y += offset.y;
-  }
+  const { x, y } = topViewportPoint(element.ownerDocument, { x: rect.left, y: rect.top });
   const top = topWindow(element.ownerDocument.defaultView);
   return { x, y, width: rect.width, height: rect.height, devicePixelRatio: top?.devicePixelRatio || 1 };
 }

@@ -99,6 +99,32 @@ const HIGHLIGHT_CSS = `
 @media (prefers-reduced-motion: reduce) { .box { animation: none; } }
 `;
 
+/** While trusted input is delivered: the host lets pointer events through to the page beneath. */
+const HOST_STYLE_PASS = HOST_STYLE.replace('pointer-events: auto !important', 'pointer-events: none !important');
+
+/** How many trusted deliveries are under way (`barLetsThrough`): the buttons ignore every event meanwhile. */
+let passing = 0;
+
+function hostStyle(): string {
+  return passing > 0 ? HOST_STYLE_PASS : HOST_STYLE;
+}
+
+/**
+ * Runs a trusted delivery (`page/trusted.ts`) with the bar out of its way: the agent's events,
+ * trusted as a person's, go through the bar to the page beneath (where the agent aimed: the hit
+ * test looks through the extension's own UI), and a button that got one anyway does nothing.
+ */
+export async function barLetsThrough<T>(run: () => Promise<T>): Promise<T> {
+  passing++;
+  keep();
+  try {
+    return await run();
+  } finally {
+    passing--;
+    keep();
+  }
+}
+
 /** The bar's words (`pageActions.bar.*` in the plugin's locales). */
 function word(env: PageEnv, key: string): string {
   return env.words(`pageActions.bar.${key}`);
@@ -174,7 +200,7 @@ function keep(): void {
   const { host, observer } = current;
   const doc = host.ownerDocument;
   observer.disconnect();
-  if (host.getAttribute('style') !== HOST_STYLE) host.setAttribute('style', HOST_STYLE);
+  if (host.getAttribute('style') !== hostStyle()) host.setAttribute('style', hostStyle());
   for (const name of host.getAttributeNames()) if (name !== 'style') host.removeAttribute(name);
   const html = doc.documentElement;
   if (html && host.parentNode !== html) html.append(host);
@@ -221,8 +247,9 @@ function render(current: BarView, env: PageEnv, doc: Document): void {
     b.dataset.button = name;
     b.addEventListener('click', (event) => {
       event.stopPropagation();
-      // Only the user's own click or key press; a script's synthetic event does nothing.
-      if (!event.isTrusted) return;
+      // Only the user's own click or key press; a script's synthetic event does nothing, nor
+      // the agent's own trusted input (Chrome's debugger) while it is delivered.
+      if (!event.isTrusted || passing > 0) return;
       env.barButton(name);
     });
     buttons.append(b);

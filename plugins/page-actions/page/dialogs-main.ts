@@ -4,7 +4,7 @@ import { DIALOG_ARM_EVENT, DIALOG_MESSAGE_CHARS, DIALOG_RAISED_EVENT, type Dialo
  * Runs in the page's MAIN world (`entrypoints/page-actions-main.content.ts`, at document start):
  * wraps `alert`, `confirm` and `prompt` so that a dialog the page raises **while the agent acts**
  * (the page agent says so around each action, `DIALOG_ARM_EVENT`) never blocks the page or the
- * agent: it is answered at once — with the answer the `handle_dialog` tool armed, else Cancel (an alert:
+ * agent: it is answered at once — with the answer the `dialog` tool armed, else Cancel (an alert:
  * OK) — and reported to the page agent (`DIALOG_RAISED_EVENT`), which puts it in the action's
  * result. Outside actions the page's dialogs are the browser's own, for the user, as before.
  *

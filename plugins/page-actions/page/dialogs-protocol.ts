@@ -12,7 +12,7 @@ export const DIALOG_RAISED_EVENT = 'sidequest-page-actions-dialog';
 
 export type DialogType = 'alert' | 'confirm' | 'prompt';
 
-/** The answer the `handle_dialog` tool arms for the next dialog of a tab. */
+/** The answer the `dialog` tool arms for the next dialog of a tab. */
 export interface DialogAnswer {
   accept: boolean;
   text?: string;
@@ -28,7 +28,7 @@ export interface DialogSeen {
   accepted: boolean;
   /** The text a prompt got back. */
   text?: string;
-  /** The answer came from the `handle_dialog` tool (else the default: Cancel). */
+  /** The answer came from the `dialog` tool (else the default: Cancel). */
   armed: boolean;
 }
 

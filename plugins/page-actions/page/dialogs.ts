@@ -2,12 +2,12 @@ import { DIALOG_ARM_EVENT, DIALOG_MESSAGE_CHARS, DIALOG_RAISED_EVENT, DIALOGS_RE
 
 /**
  * The page agent's side of dialogs (isolated world): around each action it tells the MAIN-world
- * hooks (`dialogs-main.ts`) that the agent acts, with the answer the `handle_dialog` tool armed, and
+ * hooks (`dialogs-main.ts`) that the agent acts, with the answer the `dialog` tool armed, and
  * collects the dialogs the page raised meanwhile for the action's result. An armed answer serves
  * the next dialog of this document, then is gone.
  */
 export interface DialogWatch {
-  /** The `handle_dialog` tool: the answer for the page's next dialog during an action. */
+  /** The `dialog` tool: the answer for the page's next dialog during an action. */
   arm(answer: DialogAnswer): void;
   /** The answer armed and not yet used, if any. */
   armed(): DialogAnswer | null;

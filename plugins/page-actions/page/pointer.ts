@@ -1,6 +1,7 @@
 import type { ShotSize } from '../protocol';
-import { ActionError, composedContains, ensureActionable, frameContentOffset, hiddenReason, hitAt } from './actionable';
+import { ActionError, composedContains, ensureActionable, frameContentOffset, hiddenReason, hitAt, topViewportPoint } from './actionable';
 import { show, type ActContext } from './act';
+import { deliver } from './trusted';
 import { BUTTON_MASK, BUTTON_NUMBER, NO_MODIFIERS, clickSequence, fire, focusByPress, hoverSequence, makeEvent, mouse, parentAcrossShadow, type Button, type Point } from './input';
 
 /**
@@ -105,6 +106,15 @@ export async function drag(ctx: ActContext, source: Element, goal: DragGoal): Pr
   }
   const pressed = start.hit ?? source;
   show(source, ctx.label('drag'));
+  const where = goal.to ? `onto ${ctx.name(goal.to)}` : `by ${Math.round(end.x - start.x)}, ${Math.round(end.y - start.y)} px`;
+  // Trusted input: the browser's own press, moves and release. HTML drag and drop stays synthetic
+  // (Chrome's debugger would start a drag session of the operating system, which it cannot finish).
+  const native = draggableOf(pressed);
+  if (ctx.trusted && !native) {
+    await deliver(ctx, { kind: 'drag', path: [start, ...path(start, end)].map((p) => topViewportPoint(doc, p)) });
+    ctx.pointer.last = under(doc, end);
+    return `Dragged ${ctx.name(source)} ${where} (trusted mouse moves with the button held).`;
+  }
   hoverSequence(pressed, start, NO_MODIFIERS, ctx.pointer.last);
   const down = { button: BUTTON_NUMBER.left, buttons: BUTTON_MASK.left, detail: 1 };
   mouse(pressed, 'pointerdown', start, NO_MODIFIERS, down);
@@ -117,8 +127,7 @@ export async function drag(ctx: ActContext, source: Element, goal: DragGoal): Pr
   if (draggable) how = await dragAndDrop(doc, draggable, start, end);
   if (!how) how = await pointerDrag(doc, pressed, start, end);
   ctx.pointer.last = under(doc, end);
-  const where = goal.to ? `onto ${ctx.name(goal.to)}` : `by ${Math.round(end.x - start.x)}, ${Math.round(end.y - start.y)} px`;
-  return `Dragged ${ctx.name(source)} ${where} (${how}).`;
+  return `Dragged ${ctx.name(source)} ${where} (${how}${ctx.trusted ? '; synthetic events: trusted input does not do HTML drag and drop' : ''}).`;
 }
 
 /** HTML drag and drop; '' when the page cancelled dragstart (then no drag began: the mouse moves instead). */
@@ -262,7 +271,7 @@ export interface AtPointOptions {
 }
 
 /** Clicks (or hovers) at (x, y) of the last screenshot, on what is on top there; refuses if that is not what the card named. */
-export function atPoint(ctx: ActContext, win: Window, memory: PointMemory, x: number, y: number, shot: Shot | undefined, options: AtPointOptions = {}): string {
+export function atPoint(ctx: ActContext, win: Window, memory: PointMemory, x: number, y: number, shot: Shot | undefined, options: AtPointOptions = {}): string | Promise<string> {
   const css = cssPoint(win, x, y, shot);
   const found = deepHit(win.document, css);
   if (!found) throw new ActionError(`Nothing of the page is at (${x}, ${y}) of the screenshot.`);
@@ -276,16 +285,16 @@ export function atPoint(ctx: ActContext, win: Window, memory: PointMemory, x: nu
     }
   }
   const where = `at (${x}, ${y}) of the screenshot (${Math.round(css.x)}, ${Math.round(css.y)} CSS px)`;
-  if (options.hover) {
-    show(element, ctx.label('hover'));
-    hoverSequence(element, point, NO_MODIFIERS, ctx.pointer.last);
-    ctx.pointer.last = element;
-    return `Pointed ${where}, over ${ctx.name(element)}.`;
-  }
-  show(element, ctx.label('click'));
   const button = options.button ?? 'left';
-  clickSequence(element, point, { button, double: options.double, previous: ctx.pointer.last });
-  ctx.pointer.last = element;
-  const word = options.double ? 'Double-clicked' : button === 'right' ? 'Right-clicked' : button === 'middle' ? 'Middle-clicked' : 'Clicked';
-  return `${word} ${where}, on ${ctx.name(element)}.`;
+  const word = options.hover ? 'Pointed' : options.double ? 'Double-clicked' : button === 'right' ? 'Right-clicked' : button === 'middle' ? 'Middle-clicked' : 'Clicked';
+  const done = () => {
+    ctx.pointer.last = element;
+    return `${word} ${where}, ${options.hover ? 'over' : 'on'} ${ctx.name(element)}.`;
+  };
+  show(element, ctx.label(options.hover ? 'hover' : 'click'));
+  // Trusted input: at the CSS point of the top viewport, where the browser hit-tests as we did.
+  if (ctx.trusted) return deliver(ctx, options.hover ? { kind: 'hover', ...css } : { kind: 'click', ...css, button, clicks: options.double ? 2 : 1 }).then(done);
+  if (options.hover) hoverSequence(element, point, NO_MODIFIERS, ctx.pointer.last);
+  else clickSequence(element, point, { button, double: options.double, previous: ctx.pointer.last });
+  return done();
 }

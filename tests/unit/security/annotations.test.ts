@@ -94,7 +94,7 @@ const ROWS: Row[] = [
     ['clipboard', { action: 'paste', ref: 'e1', text: 'buy milk' }],
     ['clipboard', { action: 'copy' }],
     ['upload_file', { ref: 'e1', path: 'docs/cv.pdf' }],
-    ['handle_dialog', { accept: true }],
+    ['dialog', { accept: true }],
   ] as const).map(([tool, input]) => ({
     label: tool,
     tool,

@@ -63,7 +63,7 @@ const REBOUND = 'REBOUND-router-admin-page-51c2';
 /** The tools that cannot succeed in a unit test: they need a page, a model or a run. */
 // The page actions need a real tab with a page in it (the e2e tests drive them in both browsers).
 // save_skill needs a conversation whose run made tool calls (plugins/skills/service.test.ts has them).
-const CANNOT_WORK_HERE = ['get_tab_content', 'agent', 'read_page', 'click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'wait_for', 'screenshot', 'save_skill', 'drag', 'click_at', 'hover_at', 'select_text', 'clipboard', 'upload_file', 'handle_dialog'];
+const CANNOT_WORK_HERE = ['get_tab_content', 'agent', 'read_page', 'click', 'fill', 'select_option', 'press_key', 'hover', 'scroll', 'wait_for', 'screenshot', 'save_skill', 'drag', 'click_at', 'hover_at', 'select_text', 'clipboard', 'upload_file', 'dialog'];
 
 const HOSTILE_STRINGS = [
   '',
