@@ -4,10 +4,12 @@ import { summarize } from '@/core/agent/summarize';
 import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page-reading';
+import type { PdfText } from '@/core/extract/pdf-reading';
 import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
 import { getTabOrThrow } from './index';
+import { fetchTabPdf } from './pdf';
 import { tabsSchemas } from './schemas';
 
 export interface TabContent {
@@ -21,6 +23,9 @@ export interface TabContent {
   summarized?: true;
   /** With `element_refs`: the elements shown, with references (a JSON list in the untrusted envelope). */
   elements?: string;
+  /** A PDF in the browser's viewer: how many pages it has, and how many were read (from the first). */
+  pages?: number;
+  pages_read?: number;
 }
 
 /** How many elements `element_refs` lists at most. */
@@ -87,9 +92,6 @@ function injectionError(tabId: number, url: string, error: unknown): Error {
   if (/file:\/\/|file URL|Cannot access contents of url "file/i.test(message) || url.startsWith('file:')) {
     return new Error(`Tab ${tabId} shows a local file (${url}), and the extension is not allowed to read files. The user can allow it ("Allow access to file URLs" in the extension's details); otherwise ask the user what it shows.`);
   }
-  if (/\.pdf($|[?#])/i.test(url)) {
-    return new Error(`Tab ${tabId} shows a PDF (${url}) in the browser's PDF viewer, which extensions cannot read. Ask the user what it says.`);
-  }
   if (/error page|chrome-error|showing error page/i.test(message)) {
     return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or fetch its address instead.`);
   }
@@ -113,6 +115,8 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
     const [first] = await browser.scripting.executeScript({
       target,
       func: (name: string, options: { selector?: string }) => {
+        // Chrome's PDF viewer: the tab's document is the PDF; its text is read from the file instead.
+        if (document.contentType === 'application/pdf') return { ok: false, kind: 'pdf' };
         const reader = (globalThis as Record<string, unknown>)[name] as ((o: { selector?: string }) => unknown) | undefined;
         if (typeof reader !== 'function') return { ok: false, kind: 'failed', error: 'The page reader did not load in this tab.' };
         return reader(options);
@@ -127,9 +131,35 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
   }
 }
 
-/** What the tabs tools use: the model, for `get_tab_content`'s summaries. */
+/** What the tabs tools use: the model, for `get_tab_content`'s summaries; the PDF reader. */
 export interface TabsService {
   getModelClient?(conversationId?: string): Promise<ModelClient>;
+  /** A PDF → its text with `## Page N` markers (core/extract/pdf-reading.ts `readPdf`); errors name `source`. */
+  readPdf?(bytes: Uint8Array, source: string): Promise<PdfText>;
+}
+
+const isWebAddress = (url: string) => /^https?:/i.test(url);
+
+/**
+ * Reads the tab: the page reader in it, or, for the browser's PDF viewer, the PDF by its address.
+ * Chrome's viewer lets the reader in and it says `pdf`; Firefox's (pdf.js) keeps extensions out, so
+ * when the reader cannot get into a web page, its address is tried as a PDF before giving up.
+ */
+async function readTabOrPdf(tabId: number, url: string, selector: string | undefined, signal: AbortSignal, service: TabsService | undefined): Promise<PageReading | { ok: true; pdf: PdfText }> {
+  let reading: PageReading;
+  try {
+    reading = await readTab(tabId, url, selector);
+  } catch (error) {
+    if (!isWebAddress(url) || !service?.readPdf) throw error;
+    const bytes = await fetchTabPdf(tabId, url, signal);
+    if (!bytes) throw error;
+    return { ok: true, pdf: await service.readPdf(bytes, url) };
+  }
+  if (reading.ok || reading.kind !== 'pdf') return reading;
+  if (!service?.readPdf || !isWebAddress(url)) throw new Error(`Tab ${tabId} shows a PDF (${url}) that cannot be read here. Ask the user what it says.`);
+  const bytes = await fetchTabPdf(tabId, url, signal);
+  if (!bytes) throw new Error(`Tab ${tabId} shows a PDF, but its address (${url}) no longer answers with one. Ask the user what it shows.`);
+  return { ok: true, pdf: await service.readPdf(bytes, url) };
 }
 
 export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
@@ -146,10 +176,12 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
       if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
       const url = tab.url ?? '';
-      const reading = await readTab(tab_id, url, selector);
+      const read = await readTabOrPdf(tab_id, url, selector, signal, service);
+      if ('pdf' in read) return pdfContent(tab_id, url, tab.title ?? '', read.pdf, { prompt, max_length }, signal, service, conversationId);
+      const reading = read;
       if (!reading.ok) {
         if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Fetch ${url} instead, or ask the user.`);
-        throw new Error(reading.error);
+        throw new Error(reading.kind === 'pdf' ? `Tab ${tab_id} shows a PDF that cannot be read.` : reading.error);
       }
       // The page wrote its title: in the envelope, like its content.
       const rawTitle = reading.title || tab.title || '';
@@ -168,3 +200,30 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
       return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, ...elements };
     },
 });
+
+/**
+ * `get_tab_content` of a PDF in the browser's viewer: its text with page markers (no selector, no
+ * elements: the viewer's are not the document's), in the envelope like any page.
+ */
+async function pdfContent(
+  tab_id: number,
+  url: string,
+  tabTitle: string,
+  pdf: PdfText,
+  { prompt, max_length }: { prompt?: string; max_length?: number },
+  signal: AbortSignal,
+  service: TabsService | undefined,
+  conversationId: string | undefined,
+): Promise<TabContent> {
+  const title = tabTitle ? untrusted(`title of tab ${tab_id}, written by its page`, tabTitle) : '';
+  const pages = { pages: pdf.pages, pages_read: pdf.pagesRead };
+  const partial = pdf.pagesRead < pdf.pages;
+  if (prompt?.trim()) {
+    if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
+    const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: pdf.markdown, source: url, signal });
+    const limited = limitText(summary, max_length);
+    return { tab_id, url, title, content: untrusted(`summary of tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || partial, used_selector: '', summarized: true, ...pages };
+  }
+  const limited = limitText(pdf.markdown, max_length);
+  return { tab_id, url, title, content: untrusted(`tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || partial, used_selector: '', ...pages };
+}
