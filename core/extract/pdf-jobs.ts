@@ -1,14 +1,17 @@
-import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { base64ToBytes } from '@/core/offscreen/bytes';
 import { defineOffscreenGroup } from '@/core/offscreen/jobs';
-import { pdfToMarkdown, type PdfText } from './pdf';
+import { pdfToMarkdown, type PdfJs, type PdfText } from './pdf';
+
+/** pdf.js's two files in the extension (copied there by build/pdfjs-files.ts), on the origin of the page that runs the job. */
+const PDFJS = '/pdfjs/pdf.min.mjs';
+const PDFJS_WORKER = '/pdfjs/pdf.worker.min.mjs';
 
 /**
  * The core's offscreen job: PDF → Markdown (./pdf.ts), for any plugin that reads a PDF
  * (`readPdf`, ./pdf-reading.ts). It runs where there is a `Worker` and a DOM's geometry
  * (`DOMMatrix`, which pdf.js needs as it loads): Firefox's background page, Chrome's offscreen
- * document. pdf.js parses in its worker, shipped as an extension asset (`?url`: copied as it is
- * into the build), one worker a reading, ended when it is done.
+ * document. pdf.js is imported by its extension URL on first use and parses in its own worker,
+ * one a reading, ended when it is done.
  */
 export const pdfJobs = defineOffscreenGroup({
   name: 'core-pdf',
@@ -19,7 +22,8 @@ export const pdfJobs = defineOffscreenGroup({
         maxPages,
         maxChars,
         timeoutMs,
-        worker: () => new Worker(new URL(workerUrl, location.href), { type: 'module' }),
+        pdfjs: () => import(/* @vite-ignore */ new URL(PDFJS, location.href).href) as Promise<PdfJs>,
+        worker: () => new Worker(new URL(PDFJS_WORKER, location.href), { type: 'module' }),
       });
     },
   },

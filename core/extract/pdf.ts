@@ -9,9 +9,13 @@
  * ended, so nothing keeps running). A PDF with no text on any page read, a password-protected one
  * and a broken one are errors with words for the model (`PdfError`).
  *
- * pdf.js is imported on first use, so whoever bundles this module loads it only when a PDF comes.
+ * pdf.js comes from the caller (`pdfjs`): the extension's copy by URL (./pdf-jobs.ts), the
+ * package in the unit tests; nothing here bundles it.
  */
 import type { PDFDocumentLoadingTask, PDFWorker, TextItem } from 'pdfjs-dist/types/src/display/api';
+
+/** pdf.js's module, as the `pdfjs-dist` package exports it. */
+export type PdfJs = typeof import('pdfjs-dist');
 
 /** The reading limits; see `PDF_LIMITS` (./pdf-reading.ts) for the values the tools use. */
 export interface PdfOptions {
@@ -21,6 +25,8 @@ export interface PdfOptions {
   maxChars: number;
   /** The whole reading (parse and text) stops after this long. */
   timeoutMs: number;
+  /** Loads pdf.js (once: the module is cached by whoever imports it). */
+  pdfjs: () => Promise<PdfJs>;
   /**
    * Makes the worker pdf.js parses in (an extension asset: ./pdf-jobs.ts). Absent: pdf.js's own
    * choice (in Node, the tests, its in-thread "fake worker").
@@ -91,7 +97,6 @@ function explain(error: unknown): Error {
  * `PdfError` when it cannot: a password, a damaged file, no text layer, the time limit.
  */
 export async function pdfToMarkdown(data: Uint8Array, options: PdfOptions): Promise<PdfText> {
-  const pdfjs = await import('pdfjs-dist');
   let port: Worker | undefined;
   let worker: PDFWorker | undefined;
   let task: PDFDocumentLoadingTask | undefined;
@@ -102,6 +107,7 @@ export async function pdfToMarkdown(data: Uint8Array, options: PdfOptions): Prom
     timer = setTimeout(() => reject(tooSlow()), options.timeoutMs);
   });
   const read = async (): Promise<PdfText> => {
+    const pdfjs = await options.pdfjs();
     if (options.worker) {
       port = options.worker();
       worker = pdfjs.PDFWorker.create({ port });

@@ -9,7 +9,9 @@ import { base64ToBytes, bytesToBase64 } from '@/core/offscreen/bytes';
 import type { runOffscreenJob } from '@/core/offscreen/host';
 import { garbagePdf, makePdf, truncatedPdf } from '@/tests/fixtures/make-pdf.mjs';
 
-const LIMITS: PdfOptions = { maxPages: PDF_LIMITS.maxPages, maxChars: PDF_LIMITS.maxChars, timeoutMs: PDF_LIMITS.timeoutMs };
+// The package itself (Node: its legacy build, vitest.config.ts), in its in-thread worker.
+const pdfjs = () => import('pdfjs-dist');
+const LIMITS: PdfOptions = { maxPages: PDF_LIMITS.maxPages, maxChars: PDF_LIMITS.maxChars, timeoutMs: PDF_LIMITS.timeoutMs, pdfjs };
 const read = (pdf: Uint8Array, options: Partial<PdfOptions> = {}) => pdfToMarkdown(new Uint8Array(pdf), { ...LIMITS, ...options });
 
 async function failure(promise: Promise<unknown>): Promise<PdfError> {
@@ -22,7 +24,7 @@ async function failure(promise: Promise<unknown>): Promise<PdfError> {
 }
 
 /** The offscreen job as Chrome's document runs it, minus the message: base64 in, the reading out. */
-const jobHere = (async (_ref: unknown, _job: unknown, input: { data: string } & PdfOptions) => pdfToMarkdown(base64ToBytes(input.data), input)) as unknown as typeof runOffscreenJob;
+const jobHere = (async (_ref: unknown, _job: unknown, input: { data: string } & PdfOptions) => pdfToMarkdown(base64ToBytes(input.data), { ...input, pdfjs })) as unknown as typeof runOffscreenJob;
 
 describe('pdfToMarkdown', () => {
   test('three pages of text: each after its own "## Page N" marker, in order', async () => {
@@ -139,7 +141,7 @@ describe('readBody', () => {
   });
 
   test('the limit can depend on the first chunk', async () => {
-    const pdfish = new Response(makePdf(['x']));
+    const pdfish = new Response(new Uint8Array(makePdf(['x'])));
     const limitFor = (head: Uint8Array) => (looksLikePdf(head) ? 1_000_000 : 10);
     expect((await readBody(pdfish, limitFor)).cut).toBe(false);
     expect(await readBody(streamed(100), limitFor)).toMatchObject({ cut: true, bytes: { length: 10 } });
