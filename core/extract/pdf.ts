@@ -1,8 +1,8 @@
 /**
- * PDF → Markdown with pdf.js (`pdfjs-dist`), one function for every reader: `web_fetch` of a PDF,
- * `get_tab_content` of a tab showing the browser's PDF viewer (both through the core's offscreen
- * job, ./pdf-jobs.ts), and the unit tests. Each page's text follows a marker line `## Page N`
- * (1-based), the one page marker everywhere.
+ * PDF → Markdown with pdf.js (`pdfjs-dist`), one function for every reader: a fetched PDF, a tab
+ * showing the browser's PDF viewer (both through the core's offscreen job, ./pdf-jobs.ts), and the
+ * unit tests. Each page's text follows a marker line `## Page N` (1-based), the one page marker
+ * everywhere.
  *
  * Bounded: the first `maxPages` pages are read (`pages` says how many there are), reading stops
  * once the text passes `maxChars`, and the whole reading stops after `timeoutMs` (the worker is

@@ -177,53 +177,43 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
       if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
       const url = tab.url ?? '';
       const read = await readTabOrPdf(tab_id, url, selector, signal, service);
-      if ('pdf' in read) return pdfContent(tab_id, url, tab.title ?? '', read.pdf, { prompt, max_length }, signal, service, conversationId);
+      const ask = { prompt, max_length, signal, service, conversationId };
+      // A PDF in the browser's viewer: no selector, no elements (the viewer's are not the document's).
+      if ('pdf' in read) {
+        const { pdf } = read;
+        return answer({ tab_id, url, rawTitle: tab.title ?? '', markdown: pdf.markdown, used_selector: '', partial: pdf.pagesRead < pdf.pages, extra: { pages: pdf.pages, pages_read: pdf.pagesRead } }, ask);
+      }
       const reading = read;
       if (!reading.ok) {
         if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Fetch ${url} instead, or ask the user.`);
         throw new Error(reading.kind === 'pdf' ? `Tab ${tab_id} shows a PDF that cannot be read.` : reading.error);
       }
-      // The page wrote its title: in the envelope, like its content.
-      const rawTitle = reading.title || tab.title || '';
-      const title = rawTitle ? untrusted(`title of tab ${tab_id}, written by its page`, rawTitle) : '';
       // The elements' texts are the page's words: they travel in the envelope too.
       const elements = element_refs
         ? { elements: untrusted(`elements of tab ${tab_id} (${reading.url || url})`, await listTabElements(tab_id, url, selector)) }
         : {};
-      if (prompt?.trim()) {
-        if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
-        const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
-        const limited = limitText(summary, max_length);
-        return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true, ...elements };
-      }
-      const limited = limitText(reading.markdown, max_length);
-      return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, ...elements };
+      return answer({ tab_id, url: reading.url || url, rawTitle: reading.title || tab.title || '', markdown: reading.markdown, used_selector: reading.usedSelector, partial: false, extra: elements }, ask);
     },
 });
 
 /**
- * `get_tab_content` of a PDF in the browser's viewer: its text with page markers (no selector, no
- * elements: the viewer's are not the document's), in the envelope like any page.
+ * `get_tab_content`'s answer: the title and the text (or the model's summary of it under `prompt`)
+ * in their envelopes, cut to `max_length`; `partial` when the text is not all of the tab's (a PDF's
+ * first pages).
  */
-async function pdfContent(
-  tab_id: number,
-  url: string,
-  tabTitle: string,
-  pdf: PdfText,
-  { prompt, max_length }: { prompt?: string; max_length?: number },
-  signal: AbortSignal,
-  service: TabsService | undefined,
-  conversationId: string | undefined,
+async function answer(
+  read: { tab_id: number; url: string; rawTitle: string; markdown: string; used_selector: string; partial: boolean; extra: Partial<TabContent> },
+  { prompt, max_length, signal, service, conversationId }: { prompt?: string; max_length?: number; signal: AbortSignal; service: TabsService | undefined; conversationId?: string },
 ): Promise<TabContent> {
-  const title = tabTitle ? untrusted(`title of tab ${tab_id}, written by its page`, tabTitle) : '';
-  const pages = { pages: pdf.pages, pages_read: pdf.pagesRead };
-  const partial = pdf.pagesRead < pdf.pages;
+  const { tab_id, url, used_selector } = read;
+  // The page wrote its title: in the envelope, like its content.
+  const title = read.rawTitle ? untrusted(`title of tab ${tab_id}, written by its page`, read.rawTitle) : '';
   if (prompt?.trim()) {
     if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
-    const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: pdf.markdown, source: url, signal });
+    const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: read.markdown, source: url, signal });
     const limited = limitText(summary, max_length);
-    return { tab_id, url, title, content: untrusted(`summary of tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || partial, used_selector: '', summarized: true, ...pages };
+    return { tab_id, url, title, content: untrusted(`summary of tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || read.partial, used_selector, summarized: true, ...read.extra };
   }
-  const limited = limitText(pdf.markdown, max_length);
-  return { tab_id, url, title, content: untrusted(`tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || partial, used_selector: '', ...pages };
+  const limited = limitText(read.markdown, max_length);
+  return { tab_id, url, title, content: untrusted(`tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || read.partial, used_selector, ...read.extra };
 }
