@@ -10,7 +10,14 @@ export default defineConfig({
   plugins: [WxtVitest(), vue(), readabilityFast(), linearSchemaPatterns()],
   // Node's require loads packages past Vite's plugins: the tests get Readability patched as the
   // build patches it from a helper instead.
-  resolve: { alias: [{ find: /^@mozilla\/readability$/, replacement: fileURLToPath(new URL('./tests/unit/helpers/readability.ts', import.meta.url)) }] },
+  // pdf.js's modern build needs a browser's DOMMatrix as it loads; Node runs its legacy build (the
+  // same reader, with polyfills), in its in-thread worker.
+  resolve: {
+    alias: [
+      { find: /^@mozilla\/readability$/, replacement: fileURLToPath(new URL('./tests/unit/helpers/readability.ts', import.meta.url)) },
+      { find: /^pdfjs-dist$/, replacement: 'pdfjs-dist/legacy/build/pdf.mjs' },
+    ],
+  },
   test: {
     globals: true,
     include: ['tests/unit/**/*.test.ts', 'plugins/**/*.test.ts'],

@@ -9,6 +9,7 @@ import { noAjvInMcp } from './build/no-ajv-in-mcp.ts';
 import { readabilityFast } from './build/readability-fast.ts';
 import { zodV3KindsOnly } from './build/zod-v3-kinds.ts';
 import { offscreenOnly } from './build/offscreen-only.ts';
+import { pdfjsFiles } from './build/pdfjs-files.ts';
 
 /** The add-on id Firefox knows the extension by; fixed so storage and tests find it again. */
 export const GECKO_ID = 'sidequest@sidequest.dev';
@@ -55,6 +56,8 @@ export default defineConfig({
         if ('contents' in file && /^_locales[\\/][^\\/]+[\\/]messages\.json$/.test(file.relativeDest)) file.contents = narrowMessages(file.contents, keep);
       }
       files.push(...languageFiles(ROOT));
+      // pdf.js and its worker, loaded by URL when a PDF is read (build/pdfjs-files.ts).
+      files.push(...pdfjsFiles());
     },
     'build:done': (wxt) => {
       if (wxt.config.command !== 'serve' || watchingLocales) return;

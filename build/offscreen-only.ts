@@ -20,13 +20,13 @@
 import type { Plugin } from 'vite';
 
 /**
- * The modules that only define: the extraction libraries, core/extract (but for what the
- * background itself uses: the reading limits and the page-reading script's answer), the plugins'
- * job groups.
+ * The modules that only define: the extraction libraries (pdf.js too), core/extract (but for what
+ * the background itself uses: the reading limits, the page-reading script's answer, the PDF
+ * reading's limits and job reference), the plugins' job groups and the core's (core/extract/pdf-jobs.ts).
  */
 const OFFSCREEN_ONLY = [
-  /[\\/]node_modules[\\/](?:@mozilla[\\/]readability|turndown|turndown-plugin-gfm)[\\/]/,
-  /[\\/]core[\\/]extract[\\/](?!limit\.ts$|page-reading\.ts$)[^\\/]+\.ts$/,
+  /[\\/]node_modules[\\/](?:@mozilla[\\/]readability|turndown|turndown-plugin-gfm|pdfjs-dist)[\\/]/,
+  /[\\/]core[\\/]extract[\\/](?!limit\.ts$|page-reading\.ts$|pdf-reading\.ts$)[^\\/]+\.ts$/,
   /[\\/]plugins[\\/][\w-]+[\\/]offscreen\.ts$/,
 ];
 /** The background's chunk (with the chunks it imports, where the background is a module). */

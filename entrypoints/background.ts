@@ -3,6 +3,7 @@ import '@/core/i18n/english';
 import { config as zodConfig } from 'zod';
 import { registerCommands } from '@/core/background/commands';
 import { startBackground } from '@/core/background/service';
+import { pdfJobs } from '@/core/extract/pdf-jobs';
 import { runOffscreenJobsHere } from '@/core/offscreen/host';
 import { builtinPlugins } from '@/plugins';
 import { builtinOffscreenJobs } from '@/plugins/offscreen';
@@ -16,7 +17,7 @@ export default defineBackground({
     // Firefox's background is a page (a DOM, workers, blob URLs): it runs the plugins' offscreen
     // jobs itself. Chrome's service worker has none of them and sends the jobs to its offscreen
     // document, so this is decided at build time and Chrome's bundle holds none of their code.
-    if (import.meta.env.FIREFOX) runOffscreenJobsHere(builtinOffscreenJobs);
+    if (import.meta.env.FIREFOX) runOffscreenJobsHere([pdfJobs, ...builtinOffscreenJobs]);
     registerCommands();
     startBackground({ plugins: builtinPlugins, bench: import.meta.env.MODE === 'bench' });
   },

@@ -47,7 +47,7 @@ export async function ensureOffscreenDocument(): Promise<void> {
     .createDocument({
       url: OFFSCREEN_PATH,
       reasons: ['DOM_PARSER', 'BLOBS', 'WORKERS'] as Browser.offscreen.Reason[],
-      justification: 'Parse fetched web pages into Markdown and search result pages into results; make blob URLs for files of the agent\'s workspace; run the agent\'s sandboxed scripts in a worker.',
+      justification: 'Parse fetched web pages into Markdown and search result pages into results; read the text of PDFs; make blob URLs for files of the agent\'s workspace; run the agent\'s sandboxed scripts in a worker.',
     })
     .catch((error: unknown) => {
       // Two callers raced; the document exists now, which is all we wanted.

@@ -4,10 +4,12 @@ import { summarize } from '@/core/agent/summarize';
 import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page-reading';
+import type { PdfText } from '@/core/extract/pdf-reading';
 import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
 import { getTabOrThrow } from './index';
+import { fetchTabPdf } from './pdf';
 import { tabsSchemas } from './schemas';
 
 export interface TabContent {
@@ -21,6 +23,9 @@ export interface TabContent {
   summarized?: true;
   /** With `element_refs`: the elements shown, with references (a JSON list in the untrusted envelope). */
   elements?: string;
+  /** A PDF in the browser's viewer: how many pages it has, and how many were read (from the first). */
+  pages?: number;
+  pages_read?: number;
 }
 
 /** How many elements `element_refs` lists at most. */
@@ -87,9 +92,6 @@ function injectionError(tabId: number, url: string, error: unknown): Error {
   if (/file:\/\/|file URL|Cannot access contents of url "file/i.test(message) || url.startsWith('file:')) {
     return new Error(`Tab ${tabId} shows a local file (${url}), and the extension is not allowed to read files. The user can allow it ("Allow access to file URLs" in the extension's details); otherwise ask the user what it shows.`);
   }
-  if (/\.pdf($|[?#])/i.test(url)) {
-    return new Error(`Tab ${tabId} shows a PDF (${url}) in the browser's PDF viewer, which extensions cannot read. Ask the user what it says.`);
-  }
   if (/error page|chrome-error|showing error page/i.test(message)) {
     return new Error(`Tab ${tabId} shows the browser's error page (the page failed to load). Reload it with open_tab, or fetch its address instead.`);
   }
@@ -113,6 +115,8 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
     const [first] = await browser.scripting.executeScript({
       target,
       func: (name: string, options: { selector?: string }) => {
+        // Chrome's PDF viewer: the tab's document is the PDF; its text is read from the file instead.
+        if (document.contentType === 'application/pdf') return { ok: false, kind: 'pdf' };
         const reader = (globalThis as Record<string, unknown>)[name] as ((o: { selector?: string }) => unknown) | undefined;
         if (typeof reader !== 'function') return { ok: false, kind: 'failed', error: 'The page reader did not load in this tab.' };
         return reader(options);
@@ -127,15 +131,41 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
   }
 }
 
-/** What the tabs tools use: the model, for `get_tab_content`'s summaries. */
+/** What the tabs tools use: the model, for `get_tab_content`'s summaries; the PDF reader. */
 export interface TabsService {
   getModelClient?(conversationId?: string): Promise<ModelClient>;
+  /** A PDF → its text with `## Page N` markers (core/extract/pdf-reading.ts `readPdf`); errors name `source`. */
+  readPdf?(bytes: Uint8Array, source: string): Promise<PdfText>;
+}
+
+const isWebAddress = (url: string) => /^https?:/i.test(url);
+
+/**
+ * Reads the tab: the page reader in it, or, for the browser's PDF viewer, the PDF by its address.
+ * Chrome's viewer lets the reader in and it says `pdf`; Firefox's (pdf.js) keeps extensions out, so
+ * when the reader cannot get into a web page, its address is tried as a PDF before giving up.
+ */
+async function readTabOrPdf(tabId: number, url: string, selector: string | undefined, signal: AbortSignal, service: TabsService | undefined): Promise<PageReading | { ok: true; pdf: PdfText }> {
+  let reading: PageReading;
+  try {
+    reading = await readTab(tabId, url, selector);
+  } catch (error) {
+    if (!isWebAddress(url) || !service?.readPdf) throw error;
+    const bytes = await fetchTabPdf(tabId, url, signal);
+    if (!bytes) throw error;
+    return { ok: true, pdf: await service.readPdf(bytes, url) };
+  }
+  if (reading.ok || reading.kind !== 'pdf') return reading;
+  if (!service?.readPdf || !isWebAddress(url)) throw new Error(`Tab ${tabId} shows a PDF (${url}) that cannot be read here. Ask the user what it says.`);
+  const bytes = await fetchTabPdf(tabId, url, signal);
+  if (!bytes) throw new Error(`Tab ${tabId} shows a PDF, but its address (${url}) no longer answers with one. Ask the user what it shows.`);
+  return { ok: true, pdf: await service.readPdf(bytes, url) };
 }
 
 export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
     name: 'get_tab_content',
     description:
-      "Read an open tab's rendered page (the user's logins apply) as Markdown, as untrusted data; fetch an address that is not open instead.",
+      "Read an open tab's rendered page or PDF (the user's logins apply) as Markdown, as untrusted data; fetch an address that is not open instead.",
     inputSchema: tabsSchemas.get_tab_content,
     alwaysOffered: true,
     timeoutMs: 30_000 + SUMMARY_ALLOWANCE_MS,
@@ -146,25 +176,44 @@ export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_co
       if (reason) throw new Error(`Tab ${tab_id} cannot be read: ${reason}. Ask the user what it shows, or fetch its web address instead.`);
       if (tab.status === 'loading') tab = await waitForTabLoad(tab_id, LOAD_WAIT_MS, signal);
       const url = tab.url ?? '';
-      const reading = await readTab(tab_id, url, selector);
+      const read = await readTabOrPdf(tab_id, url, selector, signal, service);
+      const ask = { prompt, max_length, signal, service, conversationId };
+      // A PDF in the browser's viewer: no selector, no elements (the viewer's are not the document's).
+      if ('pdf' in read) {
+        const { pdf } = read;
+        return answer({ tab_id, url, rawTitle: tab.title ?? '', markdown: pdf.markdown, used_selector: '', partial: pdf.pagesRead < pdf.pages, extra: { pages: pdf.pages, pages_read: pdf.pagesRead } }, ask);
+      }
+      const reading = read;
       if (!reading.ok) {
         if (reading.kind === 'unsupported') throw new Error(`Tab ${tab_id} cannot be read as text: ${reading.error} Fetch ${url} instead, or ask the user.`);
-        throw new Error(reading.error);
+        throw new Error(reading.kind === 'pdf' ? `Tab ${tab_id} shows a PDF that cannot be read.` : reading.error);
       }
-      // The page wrote its title: in the envelope, like its content.
-      const rawTitle = reading.title || tab.title || '';
-      const title = rawTitle ? untrusted(`title of tab ${tab_id}, written by its page`, rawTitle) : '';
       // The elements' texts are the page's words: they travel in the envelope too.
       const elements = element_refs
         ? { elements: untrusted(`elements of tab ${tab_id} (${reading.url || url})`, await listTabElements(tab_id, url, selector)) }
         : {};
-      if (prompt?.trim()) {
-        if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
-        const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: reading.markdown, source: reading.url || url, signal });
-        const limited = limitText(summary, max_length);
-        return { tab_id, url: reading.url || url, title, content: untrusted(`summary of tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, summarized: true, ...elements };
-      }
-      const limited = limitText(reading.markdown, max_length);
-      return { tab_id, url: reading.url || url, title, content: untrusted(`tab ${tab_id} (${reading.url || url})`, limited.text), truncated: limited.truncated, used_selector: reading.usedSelector, ...elements };
+      return answer({ tab_id, url: reading.url || url, rawTitle: reading.title || tab.title || '', markdown: reading.markdown, used_selector: reading.usedSelector, partial: false, extra: elements }, ask);
     },
 });
+
+/**
+ * `get_tab_content`'s answer: the title and the text (or the model's summary of it under `prompt`)
+ * in their envelopes, cut to `max_length`; `partial` when the text is not all of the tab's (a PDF's
+ * first pages).
+ */
+async function answer(
+  read: { tab_id: number; url: string; rawTitle: string; markdown: string; used_selector: string; partial: boolean; extra: Partial<TabContent> },
+  { prompt, max_length, signal, service, conversationId }: { prompt?: string; max_length?: number; signal: AbortSignal; service: TabsService | undefined; conversationId?: string },
+): Promise<TabContent> {
+  const { tab_id, url, used_selector } = read;
+  // The page wrote its title: in the envelope, like its content.
+  const title = read.rawTitle ? untrusted(`title of tab ${tab_id}, written by its page`, read.rawTitle) : '';
+  if (prompt?.trim()) {
+    if (!service?.getModelClient) throw new Error('Summarizing is not available here: call get_tab_content without prompt.');
+    const summary = await summarize(await service.getModelClient(conversationId), { prompt: prompt.trim(), content: read.markdown, source: url, signal });
+    const limited = limitText(summary, max_length);
+    return { tab_id, url, title, content: untrusted(`summary of tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || read.partial, used_selector, summarized: true, ...read.extra };
+  }
+  const limited = limitText(read.markdown, max_length);
+  return { tab_id, url, title, content: untrusted(`tab ${tab_id} (${url})`, limited.text), truncated: limited.truncated || read.partial, used_selector, ...read.extra };
+}

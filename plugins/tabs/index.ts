@@ -1,6 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { browser, type Browser } from 'wxt/browser';
 import { waitForTabLoad } from '@/core/tabs/access';
+import { readPdf } from '@/core/extract/pdf-reading';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import { compileSafeRegex, PATTERN_SYNTAX, PatternError, type SafeRegex } from '@/core/registry/safe-regex';
@@ -215,5 +216,5 @@ export const tabsPlugin = definePlugin<TabsService | undefined>({
   name: 'Tabs',
   description: 'See, open, switch and close browser tabs.',
   tools: [listTabs, getTabContent, openTab, closeTab, activateTab],
-  setup: (ctx) => ({ service: { getModelClient: ctx.getModelClient } }),
+  setup: (ctx) => ({ service: { getModelClient: ctx.getModelClient, readPdf: (bytes, source) => readPdf(ctx.offscreen, bytes, source) } }),
 });

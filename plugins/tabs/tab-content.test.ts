@@ -1,5 +1,10 @@
-// get_tab_content's reader it injects (on happy-dom); the pages it may not read are in tests/unit/tab-access.test.ts.
-import { describe, expect, test } from 'vitest';
+// get_tab_content's reader it injects (on happy-dom), and the re-read of a tab's PDF (a real HTTP
+// server); the pages it may not read are in tests/unit/tab-access.test.ts.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PDF_LIMITS } from '@/core/extract/pdf-reading';
+import { fetchTabPdf } from '@/plugins/tabs/pdf';
+import { makePdf } from '@/tests/fixtures/make-pdf.mjs';
 import { readPage } from '@/core/extract/page';
 import { cleanListedElements, MAX_LISTED_ELEMENTS } from '@/plugins/tabs/content';
 import { tabsSchemas } from '@/plugins/tabs/schemas';
@@ -38,5 +43,50 @@ describe('element_refs: the listed elements', () => {
 
   test('are asked for with element_refs', () => {
     expect(tabsSchemas.get_tab_content.properties.element_refs.type).toBe('boolean');
+  });
+});
+
+describe("a tab's PDF, fetched again by its address", () => {
+  const PDF = makePdf(['Minutes of the meeting']);
+  let server: http.Server;
+  let base = '';
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const send = (status: number, headers: Record<string, string>, body: string | Buffer = '') => {
+        res.writeHead(status, headers);
+        res.end(body);
+      };
+      if (req.url === '/minutes.pdf') return send(200, { 'content-type': 'application/pdf' }, PDF);
+      if (req.url === '/minutes') return send(200, { 'content-type': 'application/octet-stream' }, PDF);
+      if (req.url === '/page') return send(200, { 'content-type': 'text/html' }, `<!doctype html><p>${'a page, not a PDF '.repeat(5000)}</p>`);
+      if (req.url === '/private.pdf') return send(403, { 'content-type': 'text/plain' }, 'no');
+      if (req.url === '/moved.pdf') return send(302, { location: '/minutes.pdf' });
+      if (req.url === '/huge.pdf') return send(200, { 'content-type': 'application/pdf', 'content-length': String(PDF_LIMITS.maxBytes + 1) }, PDF.subarray(0, 0));
+      send(404, { 'content-type': 'text/plain' }, 'no route');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const signal = new AbortController().signal;
+
+  test('a PDF by its type or by its bytes: the bytes', async () => {
+    for (const path of ['/minutes.pdf', '/minutes']) {
+      const bytes = await fetchTabPdf(7, `${base}${path}`, signal);
+      expect(Buffer.from(bytes!).equals(PDF)).toBe(true);
+    }
+  });
+
+  test('an address that is not a PDF: null, without reading the rest of it', async () => {
+    await expect(fetchTabPdf(7, `${base}/page`, signal)).resolves.toBeNull();
+  });
+
+  test('refusals, redirects and PDFs over the bound are errors that name the tab', async () => {
+    await expect(fetchTabPdf(7, `${base}/private.pdf`, signal)).rejects.toThrow(/^Tab 7 shows .*private\.pdf in a viewer extensions cannot read, and fetching that address again for its text answered HTTP 403/);
+    await expect(fetchTabPdf(7, `${base}/moved.pdf`, signal)).rejects.toThrow(/fetching that address again for its text failed \(.*; a redirect is not followed\)/);
+    await expect(fetchTabPdf(7, `${base}/huge.pdf`, signal)).rejects.toThrow(/huge\.pdf is a PDF larger than 20\.0 MB/);
   });
 });

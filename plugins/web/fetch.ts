@@ -1,4 +1,6 @@
 import { limitText } from '@/core/extract/limit';
+import { isPdfType, looksLikePdf, PDF_LIMITS, tooLargeError, type PdfText } from '@/core/extract/pdf-reading';
+import { readBody } from '@/core/net/body';
 import { untrusted } from '@/core/registry/untrusted';
 import type { ReachHow, ReachVerdict, ToolErrorCode } from '@/core/registry/types';
 import { resolvesLocal, type AddressProbe } from '@/core/net/address';
@@ -18,6 +20,9 @@ export interface WebFetchResult {
   final_url: string;
   /** Present and true when `content` is the model's summary under `prompt`. */
   summarized?: true;
+  /** A PDF: how many pages it has, and how many were read (from the first; fewer when a limit stopped it). */
+  pages?: number;
+  pages_read?: number;
 }
 
 export interface WebFetchInput {
@@ -30,6 +35,8 @@ export interface WebFetchDeps {
   fetch: typeof fetch;
   /** HTML → Markdown of the main content (needs a DOM: the `extractHtml` job of plugins/web/offscreen.ts, see core/offscreen). */
   htmlToMarkdown(html: string, url: string): Promise<string>;
+  /** A PDF → its text as Markdown with `## Page N` markers (core/extract/pdf-reading.ts `readPdf`); errors name `source`. Absent: PDFs are not read. */
+  readPdf?(bytes: Uint8Array, source: string): Promise<PdfText>;
   /** Summarizes text under a prompt with the configured model. */
   summarize(request: { prompt: string; content: string; source: string; signal: AbortSignal }): Promise<string>;
   /** The request's time limit; 30 s unless a test shortens it. */
@@ -71,10 +78,10 @@ export class ReachRefusedError extends Error {
 export const MAX_REDIRECTS = 10;
 
 export const FETCH_TIMEOUT_MS = 30_000;
-/** Bodies are read up to this size; a larger page is cut (and the result says so). */
+/** Bodies are read up to this size; a larger page is cut (and the result says so). A PDF: `PDF_LIMITS.maxBytes`, never cut. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-type Kind = 'html' | 'json' | 'text' | 'binary';
+type Kind = 'html' | 'json' | 'text' | 'pdf' | 'binary';
 
 const TEXT_TYPES = /^(text\/|application\/(xml|javascript|x-javascript|ecmascript|x-yaml|yaml|toml|x-sh|sql|csv|x-ndjson|graphql|ld\+json)$)|\+xml$/i;
 const JSON_TYPES = /^(application|text)\/(json|[\w.-]+\+json)$/i;
@@ -93,6 +100,8 @@ function charsetOf(header: string | null): string | undefined {
 }
 
 function classify(mime: string, head: Uint8Array): Kind {
+  // A PDF by its type, or by its bytes whatever the server called it.
+  if (isPdfType(mime) || looksLikePdf(head)) return 'pdf';
   if (HTML_TYPES.test(mime)) return 'html';
   if (JSON_TYPES.test(mime)) return 'json';
   if (mime === 'text/plain' || !mime || mime === 'application/octet-stream') return sniff(head, mime);
@@ -115,34 +124,6 @@ function sniff(head: Uint8Array, mime: string): Kind {
   if (start.startsWith('{') || start.startsWith('[')) return 'json';
   // An octet-stream without NUL bytes in its first KiB is most likely text, but not certainly.
   return mime === 'application/octet-stream' && hasControlBytes(sample) ? 'binary' : 'text';
-}
-
-async function readBody(response: Response): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  if (!response.body) return { bytes: new Uint8Array(await response.arrayBuffer()), cut: false };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size >= MAX_BODY_BYTES) {
-      cut = true;
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-  }
-  const bytes = new Uint8Array(Math.min(size, MAX_BODY_BYTES));
-  let at = 0;
-  for (const chunk of chunks) {
-    const part = chunk.subarray(0, bytes.length - at);
-    bytes.set(part, at);
-    at += part.length;
-    if (at >= bytes.length) break;
-  }
-  return { bytes, cut };
 }
 
 /** Decodes with the header's charset, else an HTML `<meta charset>`, else UTF-8. */
@@ -176,8 +157,8 @@ function describeNetworkError(url: URL, error: unknown): string {
 
 /**
  * `web_fetch`: one GET of an http(s) URL (redirects followed, no cookies sent, 30 s at most),
- * then by type: HTML → the main content as Markdown, JSON → parsed, text → as it is, anything
- * else → an error naming the type. With `prompt`, the model summarizes the content under it.
+ * then by type: HTML → the main content as Markdown, a PDF (by type or by its bytes) → its text
+ * with `## Page N` markers, JSON → parsed, text → as it is, anything else → an error naming the type. With `prompt`, the model summarizes the content under it.
  */
 export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: WebFetchDeps): Promise<WebFetchResult> {
   const url = checkFetchUrl(input.url);
@@ -202,9 +183,16 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   }
   const header = response.headers.get('content-type');
   const mime = mimeType(header);
+  const declared = Number(response.headers.get('content-length'));
+  if (isPdfType(mime) && declared > PDF_LIMITS.maxBytes) {
+    timeout.stop();
+    void response.body?.cancel().catch(() => undefined);
+    throw tooLargeError(finalUrl, declared);
+  }
   let body: { bytes: Uint8Array; cut: boolean };
   try {
-    body = await readBody(response);
+    // A PDF is read whole or not at all (a byte past the limit tells it is larger).
+    body = await readBody(response, (head) => (isPdfType(mime) || looksLikePdf(head) ? PDF_LIMITS.maxBytes + 1 : MAX_BODY_BYTES));
   } catch (error) {
     if (signal.aborted) throw error;
     if (timeout.signal.aborted) throw new Error(`${finalUrl} was still sending after ${limitMs / 1000} s, so the request was stopped. Try again later or use another source.`);
@@ -215,8 +203,9 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   const kind = classify(mime, body.bytes);
   const contentType = mime || (kind === 'html' ? 'text/html' : kind === 'json' ? 'application/json' : kind === 'text' ? 'text/plain' : 'application/octet-stream');
   if (kind === 'binary') {
-    throw new Error(`${finalUrl} is ${contentType}, not a text document, so web_fetch cannot read it. It reads HTML pages, JSON and plain text.`);
+    throw new Error(`${finalUrl} is ${contentType}, not a text document, so web_fetch cannot read it. It reads HTML pages, PDFs, JSON and plain text.`);
   }
+  if (kind === 'pdf') return fetchedPdf(input, finalUrl, body, signal, deps);
   const raw = decode(body.bytes, header, kind);
 
   let content: unknown;
@@ -247,6 +236,22 @@ export async function webFetch(input: WebFetchInput, signal: AbortSignal, deps: 
   // Parsed JSON is given as its compact text (the parse proved it is JSON); text as it is.
   const limited = limitText(typeof content === 'string' ? content : text, input.max_length);
   return { url: input.url, content_type: contentType, content: untrusted(finalUrl, limited.text), truncated: limited.truncated || body.cut, final_url: finalUrl };
+}
+
+/** A fetched PDF → its text as Markdown with page markers (core/extract/pdf-reading.ts), or the summary of it. */
+async function fetchedPdf(input: WebFetchInput, finalUrl: string, body: { bytes: Uint8Array; cut: boolean }, signal: AbortSignal, deps: WebFetchDeps): Promise<WebFetchResult> {
+  if (body.cut) throw tooLargeError(finalUrl);
+  if (!deps.readPdf) throw new Error(`${finalUrl} is a PDF, which web_fetch cannot read here.`);
+  const pdf = await deps.readPdf(body.bytes, finalUrl);
+  const pages = { pages: pdf.pages, pages_read: pdf.pagesRead };
+  const partial = pdf.pagesRead < pdf.pages;
+  if (input.prompt?.trim()) {
+    const summary = await deps.summarize({ prompt: input.prompt.trim(), content: pdf.markdown, source: finalUrl, signal });
+    const limited = limitText(summary, input.max_length);
+    return { url: input.url, content_type: 'application/pdf', content: untrusted(`summary of ${finalUrl}`, limited.text), truncated: limited.truncated || partial, final_url: finalUrl, summarized: true, ...pages };
+  }
+  const limited = limitText(pdf.markdown, input.max_length);
+  return { url: input.url, content_type: 'application/pdf', content: untrusted(finalUrl, limited.text), truncated: limited.truncated || partial, final_url: finalUrl, ...pages };
 }
 
 /** A time limit that can stop while the user is asked (the clock of the network only). */
@@ -362,7 +367,7 @@ async function fetchHops(first: URL, signal: AbortSignal, deps: WebFetchDeps, cl
     credentials: 'omit',
     // Every answer comes from the network, so the browser reports its address (a cached one has none).
     cache: 'no-store',
-    headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5' },
+    headers: { Accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5' },
     signal,
   };
   let url = first;
