@@ -75,7 +75,7 @@ export default defineConfig({
     // web_fetch observes where a redirect points before it follows it, and which address a
     // response came from (no blocking). dns (Firefox only, Chrome has no such API): a host name is
     // resolved before it is requested, so one that leads into the user's network is caught first.
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', 'alarms', 'notifications', ...(browser === 'firefox' ? ['dns'] : ['offscreen'])],
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'tabGroups', 'scripting', 'webRequest', 'identity', 'alarms', 'notifications', ...(browser === 'firefox' ? ['dns'] : ['offscreen'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3

@@ -7,6 +7,7 @@ import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page-reading'
 import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
+import type { AgentTabs } from './agent-tabs';
 import { getTabOrThrow } from './index';
 import { tabsSchemas } from './schemas';
 
@@ -130,6 +131,8 @@ async function readTab(tabId: number, url: string, selector: string | undefined)
 /** What the tabs tools use: the model, for `get_tab_content`'s summaries. */
 export interface TabsService {
   getModelClient?(conversationId?: string): Promise<ModelClient>;
+  /** The record of the agent's tabs and their group (`agent-tabs.ts`). */
+  agentTabs?: AgentTabs;
 }
 
 export const getTabContent = defineTool<FromSchema<typeof tabsSchemas.get_tab_content>, TabContent, TabsService | undefined>({
