@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Browser } from 'wxt/browser';
 import { fakeBrowser } from 'wxt/testing/fake-browser';
 import { unwrapUntrusted } from '@/core/registry/untrusted';
 import { AgentTabs, agentTabRecord, GROUP_COLORS, groupColor, groupTitle, MAX_GROUP_TITLE, type TabGroupsApi } from './agent-tabs';
@@ -54,7 +55,8 @@ async function setUp({ groups = new FakeGroups() as FakeGroups | null, titles = 
   return { agentTabs, groups, changes, titles };
 }
 
-const open = (url: string, windowId?: number) => fakeBrowser.tabs.create({ url, active: false, ...(windowId ? { windowId } : {}) });
+const open = async (url: string, windowId?: number) =>
+  (await fakeBrowser.tabs.create({ url, active: false, ...(windowId ? { windowId } : {}) })) as unknown as Browser.tabs.Tab;
 const context = (agentTabs: AgentTabs, conversationId = 'c1') => ({ signal: new AbortController().signal, conversationId, service: { agentTabs } });
 const listed = async (agentTabs: AgentTabs, conversationId = 'c1'): Promise<ListedTab[]> =>
   JSON.parse(unwrapUntrusted(await listTabs.execute({}, context(agentTabs, conversationId)))!.content);
@@ -200,10 +202,10 @@ describe("the agent's tabs", () => {
     const { agentTabs } = await setUp();
     const users = await open('https://mail.example/');
     const made = await openTab.execute({ url: 'https://a.example/', wait_until_loaded: false, active: false }, context(agentTabs));
-    await openTab.execute({ url: 'https://b.example/', tab_id: users.id, wait_until_loaded: false }, context(agentTabs));
+    await openTab.execute({ url: 'https://b.example/', tab_id: users.id, active: true, wait_until_loaded: false }, context(agentTabs));
     expect([...(await agentTabs.openedBy('c1'))]).toEqual([made.tab_id]);
     // A call without a conversation (a direct call) records nothing.
-    await openTab.execute({ url: 'https://c.example/', wait_until_loaded: false }, { signal: new AbortController().signal, service: { agentTabs } });
+    await openTab.execute({ url: 'https://c.example/', active: true, wait_until_loaded: false }, { signal: new AbortController().signal, service: { agentTabs } });
     expect(Object.keys(await agentTabRecord.getValue())).toEqual(['c1']);
   });
 });
