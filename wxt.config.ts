@@ -81,7 +81,7 @@ export default defineConfig({
     // debugger (Chrome only): the page-actions plugin's "Trusted input" setting (off by default)
     // attaches to a tab while the agent acts in it. Chrome refuses it as an optional permission
     // ("Permissions that can not be specified as optional"), so it is a required one.
-    permissions: ['storage', 'unlimitedStorage', 'tabs', 'scripting', 'webRequest', 'identity', 'alarms', 'notifications', ...(browser === 'firefox' ? ['dns'] : ['offscreen', 'debugger'])],
+    permissions: ['storage', 'unlimitedStorage', 'tabs', 'tabGroups', 'scripting', 'webRequest', 'identity', 'alarms', 'notifications', ...(browser === 'firefox' ? ['dns'] : ['offscreen', 'debugger'])],
     // MV3 forbids compiling WebAssembly unless the CSP allows 'wasm-unsafe-eval'; the sandbox of
     // the scripting plugin is QuickJS compiled to WebAssembly. Firefox MV2's default CSP allows it.
     ...(manifestVersion === 3

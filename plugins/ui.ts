@@ -5,6 +5,7 @@ import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
 import { skillsUi } from './skills/ui';
 import { subagentsUi } from './subagents/ui';
+import { tabsUi } from './tabs/ui';
 import { tasksUi } from './tasks/ui';
 import { webUi } from './web/ui';
 import { workspaceUi } from './workspace/ui';
@@ -17,6 +18,7 @@ export const builtinPluginUi: PluginUi[] = [
   workspaceUi,
   interactionUi,
   tasksUi,
+  tabsUi,
   subagentsUi,
   mcpUi,
   skillsUi,

@@ -8,6 +8,7 @@ import type { PdfText } from '@/core/extract/pdf-reading';
 import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
+import type { AgentTabs } from './agent-tabs';
 import { getTabOrThrow } from './index';
 import { fetchTabPdf } from './pdf';
 import { tabsSchemas } from './schemas';
@@ -136,6 +137,8 @@ export interface TabsService {
   getModelClient?(conversationId?: string): Promise<ModelClient>;
   /** A PDF → its text with `## Page N` markers (core/extract/pdf-reading.ts `readPdf`); errors name `source`. */
   readPdf?(bytes: Uint8Array, source: string): Promise<PdfText>;
+  /** The record of the agent's tabs and their group (`agent-tabs.ts`). */
+  agentTabs?: AgentTabs;
 }
 
 const isWebAddress = (url: string) => /^https?:/i.test(url);

@@ -7,7 +7,9 @@ import { defineTool } from '@/core/registry/registry';
 import { compileSafeRegex, PATTERN_SYNTAX, PatternError, type SafeRegex } from '@/core/registry/safe-regex';
 import { untrusted } from '@/core/registry/untrusted';
 import { parseWebAddress } from '@/core/net/web-address';
+import { AgentTabs, agentTabRecord, browserTabGroups } from './agent-tabs';
 import { getTabContent, type TabsService } from './content';
+import './protocol';
 import { tabsSchemas } from './schemas';
 
 type Tab = Browser.tabs.Tab;
@@ -21,6 +23,11 @@ export interface TabInfo {
   active: boolean;
   audible: boolean;
   status: string;
+}
+
+/** A tab as `list_tabs` lists it: also whether this conversation's agent opened it. */
+export interface ListedTab extends TabInfo {
+  opened_by_agent: boolean;
 }
 
 export function toTabInfo(tab: Tab): TabInfo {
@@ -109,22 +116,23 @@ const LOAD_WAIT_MS = 25_000;
 /** The source `list_tabs` gives its envelope. */
 export const TAB_LIST_SOURCE = 'the open tabs (each page wrote its own title and chose its address)';
 
-export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, string>({
+export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, string, TabsService | undefined>({
   name: 'list_tabs',
   description:
-    'List the open tabs (tab_id, window, title, url, state) to find a tab_id; titles are untrusted page data.',
+    'List the open tabs (tab_id, window, title, url, state, opened_by_agent: you opened it in this conversation) to find a tab_id; titles are untrusted page data.',
   inputSchema: tabsSchemas.list_tabs,
   alwaysOffered: true,
   annotations: { readOnly: true, destructive: false, openWorld: false, pages: true },
-  async execute(input, { signal }) {
+  async execute(input, { signal, conversationId, service }) {
     const urlRe = compilePattern(input.url_pattern, 'url_pattern');
     const titleRe = compilePattern(input.title_pattern, 'title_pattern');
     const query: Browser.tabs.QueryInfo = {};
     if (input.active !== undefined) query.active = input.active;
     if (input.window_id !== undefined) query.windowId = input.window_id;
     if (input.audible !== undefined) query.audible = input.audible;
-    const tabs = (await browser.tabs.query(query)).map(toTabInfo);
-    const found: TabInfo[] = [];
+    const mine = (await service?.agentTabs?.openedBy(conversationId)) ?? new Set<number>();
+    const tabs = (await browser.tabs.query(query)).map((tab): ListedTab => ({ ...toTabInfo(tab), opened_by_agent: mine.has(tab.id ?? -1) }));
+    const found: ListedTab[] = [];
     let since = performance.now();
     for (const tab of tabs) {
       if (urlRe || titleRe) {
@@ -142,7 +150,7 @@ export const listTabs = defineTool<FromSchema<typeof tabsSchemas.list_tabs>, str
   },
 });
 
-export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabInfo & { loaded: boolean }>({
+export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabInfo & { loaded: boolean }, TabsService | undefined>({
   name: 'open_tab',
   description:
     'Open a URL in a new tab (or an existing one) and return the tab.',
@@ -158,7 +166,7 @@ export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabIn
     pages: true,
     target: (input: { url: string; tab_id?: number }) => ({ url: input.url, tabId: input.tab_id }),
   },
-  async execute(input, { signal }) {
+  async execute(input, { signal, conversationId, service }) {
     // As `prepare` parsed it (a direct call, not through the loop, is checked here all the same).
     const url = checkOpenableUrl(input.url);
     const active = input.active ?? true;
@@ -174,6 +182,8 @@ export const openTab = defineTool<FromSchema<typeof tabsSchemas.open_tab>, TabIn
       } catch (error) {
         throw new Error(`Could not open the tab: ${(error as Error).message}`);
       }
+      // The one record of the agent's tabs, and its group; a tab it only navigates stays whose it was.
+      if (conversationId) await service?.agentTabs?.opened(conversationId, tab).catch((error) => console.warn('[sidequest] the agent\'s tab was not recorded', error));
     }
     if (input.wait_until_loaded ?? true) {
       tab = await waitForTabLoad(tab.id!, LOAD_WAIT_MS, signal);
@@ -216,5 +226,24 @@ export const tabsPlugin = definePlugin<TabsService | undefined>({
   name: 'Tabs',
   description: 'See, open, switch and close browser tabs.',
   tools: [listTabs, getTabContent, openTab, closeTab, activateTab],
-  setup: (ctx) => ({ service: { getModelClient: ctx.getModelClient, readPdf: (bytes, source) => readPdf(ctx.offscreen, bytes, source) } }),
+  setup(ctx) {
+    const agentTabs = new AgentTabs({
+      record: agentTabRecord,
+      groups: browserTabGroups,
+      title: async (conversationId) => (await ctx.conversations.get(conversationId))?.title,
+      changed: (conversationId, left) => ctx.broadcast({ type: 'agent-tabs', conversationId, left }),
+    });
+    const onRemoved = (tabId: number) => void agentTabs.removed(tabId).catch(() => undefined);
+    browser.tabs.onRemoved.addListener(onRemoved);
+    // The conversation may have been renamed meanwhile: its group follows.
+    ctx.conversations.onRunEnd((conversationId) => agentTabs.retitle(conversationId));
+    ctx.conversations.onDeleted((conversationId) => agentTabs.forget(conversationId));
+    ctx.handle('tabs/agentTabs', async ({ conversationId }) => ({ left: (await agentTabs.leftOpen(conversationId)).length }));
+    ctx.handle('tabs/closeAgentTabs', async ({ conversationId }) => ({ closed: await agentTabs.close(conversationId) }));
+    ctx.handle('tabs/keepAgentTabs', ({ conversationId }) => agentTabs.keep(conversationId));
+    return {
+      service: { getModelClient: ctx.getModelClient, readPdf: (bytes, source) => readPdf(ctx.offscreen, bytes, source), agentTabs },
+      dispose: () => browser.tabs.onRemoved.removeListener(onRemoved),
+    };
+  },
 });

@@ -132,6 +132,10 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['getTrace', { messageId: 'x' }],
     ['getRetainedCounts', undefined],
     ['getTasks', { conversationId }],
+    // The agent's tabs: closing them closes tabs of the user's browser.
+    ['tabs/agentTabs', { conversationId }],
+    ['tabs/closeAgentTabs', { conversationId }],
+    ['tabs/keepAgentTabs', { conversationId }],
     // Skills: a planted skill would run steps as the user's; a schedule would run them unattended.
     ['skills/list', undefined],
     ['skills/draft', { conversationId }],
