@@ -4,10 +4,10 @@
 // card of `remember` (its words, asked every time and never remembered, what was read before it).
 import { describe, expect, it } from 'vitest';
 import { ApprovalGate, type PendingApproval } from '@/core/approvals/gate';
-import { english, saidOf } from '@/core/i18n/catalog';
+import { english } from '@/core/i18n/catalog';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
-import { answer, pluginHarness, scriptedModel } from '@/tests/unit/helpers/plugin-harness';
+import { answer, pluginHarness, refusal, scriptedModel } from '@/tests/unit/helpers/plugin-harness';
 import { memoryPlugin } from './index';
 import { cleanText, MEMORY_LIMITS, memoriesSchema, memorySection, SECTION_HEAD, type Memory } from './memories';
 
@@ -48,15 +48,6 @@ function systemOf(model: ReturnType<typeof scriptedModel>, n = -1): string {
   return first.role === 'system' ? first.content : '';
 }
 
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    const words = saidOf(error);
-    return words ? english(words) : String((error as Error).message);
-  }
-  throw new Error('it was not refused');
-}
 
 /** A gate whose cards the test answers (`answers`, in order; Deny once they run out). */
 function answeringGate(...answers: Array<'once' | 'always' | 'deny'>) {
@@ -240,5 +231,21 @@ describe('the card of `remember`', () => {
       ['instructs', ['https://shop.example']],
     ]);
     expect((await h.request('memory/list', undefined as never)).memories).toEqual([]);
+  });
+
+  it('names what the stored history read, after a restart (the state seeded at a run\'s start)', async () => {
+    const { gate, cards } = answeringGate('deny');
+    const { h } = setup({ gate });
+    const spec = (name: string) => h.registry.describe(name)!;
+    gate.beginRun('c-restarted', {
+      trusted: false,
+      calls: [
+        { spec: spec('fetch_page'), input: { url: 'https://shop.example/deals' }, fromPage: false, output: { url: 'https://shop.example/deals' } },
+        { spec: spec('read_tab'), input: { url: 'https://evil.example/post' }, fromPage: false, output: { url: 'https://evil.example/post' } },
+      ],
+    });
+    const verdict = await gate.check({ name: 'remember', input: { text: 'x' }, spec: spec('remember'), conversationId: 'c-restarted' });
+    expect(verdict.ok).toBe(false);
+    expect(cards.map((c) => c.sources)).toEqual([['https://shop.example', 'https://evil.example']]);
   });
 });
