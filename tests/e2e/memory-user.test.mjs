@@ -118,6 +118,7 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'Conversation menu');
       const item = await sidebar.find('menuitemcheckbox', 'Use memories');
       assert.equal(await sidebar.evaluate((s) => document.querySelector(s).getAttribute('aria-checked'), item), 'true');
+      await sidebar.screenshot(screenshotPath(browserName, 'memory-menu'));
       await sidebar.raw.click(item);
       await sidebar.click('button', 'Conversation menu');
       await sidebar.waitFor(() => document.querySelector('[role="menuitemcheckbox"]')?.getAttribute('aria-checked') === 'false');
