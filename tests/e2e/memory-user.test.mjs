@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { contentText, startModelServer } from '../model-server/server.mjs';
+import { runAxe } from './a11y.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { answerCard, configureProvider, firstCard, htmlPage, openSidebar, sendMessage, startSite, tabIdOf, waitForIdle } from './helpers.mjs';
 
@@ -21,6 +22,8 @@ const systemOf = (req) => req.messages.filter((m) => m.role === 'system').map((m
 const toolTexts = (req) => req.messages.filter((m) => m.role === 'tool').map((m) => contentText(m));
 const SETTINGS_INPUT = 'input[type="file"][aria-label="Import settings file"]';
 const PREVIEW = '[data-import-preview]';
+/** axe's serious and critical findings on the page, with where. */
+const seriousFindings = async (page) => (await runAxe(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.join(' ')}`);
 
 for (const browserName of selectedBrowsers()) {
   describe(`a memory the user controls, in ${browserName}`, { timeout: 300_000 }, () => {
@@ -91,6 +94,7 @@ for (const browserName of selectedBrowsers()) {
       assert.match(card, /as your own words/);
       assert.equal(await sidebar.evaluate(() => document.querySelector('[data-approval] [data-answer="always"]')), null, 'no Always allow');
       await sidebar.screenshot(screenshotPath(browserName, 'memory-card'));
+      assert.deepEqual(await seriousFindings(sidebar), [], 'axe: the card');
       await answerCard(sidebar, 'once');
       await sidebar.waitForText('I will remember that.');
       await waitForIdle(sidebar);
@@ -102,6 +106,7 @@ for (const browserName of selectedBrowsers()) {
       await settings.click('button', 'Remember');
       await waitListed((l) => l.length === 2, 'the user\'s own memory');
       await settings.screenshot(screenshotPath(browserName, 'memory-settings'));
+      assert.deepEqual(await seriousFindings(settings), [], 'axe: Settings → Memory with its list');
 
       let system = await newConversationPrompt('Hello');
       assert.ok(system.includes(`${HEAD}`) && system.includes('- I prefer metric units\n- My name is Ana'), `the prompt carries both:\n${system}`);
