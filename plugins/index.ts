@@ -2,6 +2,7 @@ import type { BuiltinPlugin } from '@/core/plugin';
 import { cataloguePlugin } from './catalogue';
 import { interactionPlugin } from './interaction';
 import { mcpPlugin } from './mcp';
+import { memoryPlugin } from './memory';
 import { pageActionsPlugin } from './page-actions';
 import { pageToolsPlugin } from './page-tools';
 import { scriptingPlugin } from './scripting';
@@ -28,5 +29,6 @@ export const builtinPlugins: BuiltinPlugin[] = [
   subagentsPlugin,
   mcpPlugin,
   skillsPlugin,
+  memoryPlugin,
   cataloguePlugin,
 ];

@@ -1,6 +1,7 @@
 import type { PluginUi } from '@/core/ui/plugins';
 import { interactionUi } from './interaction/ui';
 import { mcpUi } from './mcp/ui';
+import { memoryUi } from './memory/ui';
 import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
 import { skillsUi } from './skills/ui';
@@ -22,4 +23,5 @@ export const builtinPluginUi: PluginUi[] = [
   subagentsUi,
   mcpUi,
   skillsUi,
+  memoryUi,
 ];

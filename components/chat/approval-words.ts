@@ -81,7 +81,7 @@ export function sourceNames(sources: readonly string[] | undefined): string[] {
 /**
  * The sentence that says why the card asks, as plain text (the card marks up the same message):
  * "This sends data to evil.example after reading mail.example." for an outbound ask that names
- * where and what; the address on the user's network for a local one; else the reason's words.
+ * where and what; what was read before words to keep (`instructs`); the address on the user's network for a local one; else the reason's words.
  */
 export function reasonText(approval: PendingApproval): string {
   const sources = sourceNames(approval.sources);
@@ -89,6 +89,7 @@ export function reasonText(approval: PendingApproval): string {
     const list = formatList(sources);
     return approval.sink === '*' ? t('approval.outboundAnywhere', { sources: list }) : t('approval.outboundTo', { sink: siteOf(approval.sink), sources: list });
   }
+  if (approval.reason === 'instructs' && sources.length) return t('approval.instructsAfter', { sources: formatList(sources) });
   if (approval.reason === 'local' && approval.localAddress) return t('approval.localAddress', { ip: approval.localAddress });
   return t(`approval.why.${approval.reason}` as MessageKey);
 }

@@ -21,6 +21,12 @@ export interface ConversationState {
    * that have no site (a plugin's files, the list of tabs).
    */
   sources: Set<string>;
+  /**
+   * Everything read from outside so far, named like `sources`: the private reads, and the open
+   * web's (a fetched page, a search's results). Not a rule's input: a card that keeps the model's
+   * words (`instructs`) names them, since the words may come from there.
+   */
+  seen: Set<string>;
   /** Sites the user let receive data after private reads (`*`: anywhere), with the sources the card named. */
   sinks: Map<string, Set<string>>;
   /** `tool\nsite` allowed once with site scope in this conversation, with the tool's pin then. */
@@ -56,7 +62,7 @@ export class DataFlow {
   state(conversationId: string): ConversationState {
     let state = this.conversations.get(conversationId);
     if (!state) {
-      state = { trusted: false, sources: new Set(), sinks: new Map(), allowedSites: new Map(), userWords: [] };
+      state = { trusted: false, sources: new Set(), seen: new Set(), sinks: new Map(), allowedSites: new Map(), userWords: [] };
       this.conversations.set(conversationId, state);
     }
     return state;
@@ -104,7 +110,7 @@ export class DataFlow {
     for (const call of seed.calls) {
       if (!call.spec) {
         // A tool that is gone now: a page's or a server's answer was private.
-        if (call.fromPage) state.sources.add(originOf(call.origin) || 'plugin:page-tools');
+        if (call.fromPage) addRead(state, originOf(call.origin) || 'plugin:page-tools', true);
         continue;
       }
       const target = syncTarget(call.spec, call.input);
@@ -115,10 +121,12 @@ export class DataFlow {
       if (call.spec.annotations.openWorld) {
         for (const url of [target?.url, read?.url]) if (typeof url === 'string' && isLocalNetworkUrl(url)) state.sources.add(originOf(url) || url);
       }
-      if (!readsPrivateData(call.spec.annotations, call.fromPage || call.spec.source !== 'builtin')) continue;
+      const fromOutside = call.fromPage || call.spec.source !== 'builtin';
+      const secret = readsPrivateData(call.spec.annotations, fromOutside);
+      if (!secret && !readsOutside(call.spec.annotations, fromOutside)) continue;
       const origin = (typeof read?.url === 'string' && originOf(read.url)) || originOf(target?.url) || originOf(call.origin) || originOf(call.spec.origin);
-      state.sources.add(origin || `plugin:${call.spec.pluginId}`);
-      for (const shown of shownOrigins(call.output)) state.sources.add(shown);
+      addRead(state, origin || `plugin:${call.spec.pluginId}`, secret);
+      for (const shown of shownOrigins(call.output)) addRead(state, shown, secret);
     }
   }
 
@@ -130,16 +138,29 @@ export class DataFlow {
     if (!call.conversationId || (!result.ok && result.code === 'denied')) return;
     const state = this.state(call.conversationId);
     // What a call on the user's own network returned is private (a router's page, an intranet's).
-    if (note.local) state.sources.add(originOf(note.url) || note.site);
-    for (const origin of note.localReads) state.sources.add(origin);
-    if (!readsPrivateData(call.spec.annotations, call.spec.source !== 'builtin')) return;
+    if (note.local) addRead(state, originOf(note.url) || note.site, true);
+    for (const origin of note.localReads) addRead(state, origin, true);
+    const fromOutside = call.spec.source !== 'builtin';
+    const secret = readsPrivateData(call.spec.annotations, fromOutside);
+    if (!secret && !readsOutside(call.spec.annotations, fromOutside)) return;
     // Where it read: the page it says it read (a tab may have moved on since the check), the tab,
     // the address; or, with no site, the plugin (its files, its lists).
     const read = result.ok ? (result.output as { url?: unknown } | undefined) : undefined;
     const origins = [typeof read?.url === 'string' ? originOf(read.url) : '', note.tab?.origin ?? '', originOf(note.url), ...shownOrigins(read)].filter((o) => o);
-    if (origins.length) for (const origin of new Set(origins)) state.sources.add(origin);
-    else state.sources.add(`plugin:${call.spec.pluginId}`);
+    if (origins.length) for (const origin of new Set(origins)) addRead(state, origin, secret);
+    else addRead(state, `plugin:${call.spec.pluginId}`, secret);
   }
+}
+
+/** A read from outside: every one is `seen`; a private one is a source of the outbound rule too. */
+function addRead(state: ConversationState, origin: string, secret: boolean): void {
+  state.seen.add(origin);
+  if (secret) state.sources.add(origin);
+}
+
+/** Whether a tool's results come from outside the user's own words: the private reads' tools, the open web's, and every outside source's. */
+function readsOutside(annotations: ToolSpec['annotations'], fromOutside: boolean): boolean {
+  return fromOutside || annotations.openWorld || readsPrivateData(annotations, fromOutside);
 }
 
 /** A text as `isUserWords` compares it: NFKC, lower case, white space as single spaces. */

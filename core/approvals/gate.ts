@@ -253,6 +253,8 @@ export class ApprovalGate implements ToolGate {
     // With `local`, the policy allows only on the user's word (the switch, a remembered choice).
     if (decision.action === 'allow') return { ok: true, note: withApproved(note, local ? url : undefined), ...(local ? { approvedUrl: url } : {}) };
     if (decision.action === 'deny') return { ok: false, result: declined(call.name, site, REMEMBERED_DENY) };
+    // Words kept as the user's own: the card names what the conversation read before, and offers no Always allow.
+    const instructs = decision.reason === 'instructs';
     const answer = await this.cards.ask(
       cardFor(call, {
         site,
@@ -262,9 +264,10 @@ export class ApprovalGate implements ToolGate {
         scope: decision.scope,
         ...(tab ? { tab: { id: tab.id, title: tab.title, origin: tabOrigin! } } : {}),
         ...(decision.reason === 'outbound' ? { sink, sources: sensitive.map((s) => this.sourceName(s)) } : {}),
+        ...(instructs && state?.seen.size ? { sources: [...state.seen].map((s) => this.sourceName(s)) } : {}),
         ...(changed ? { changed } : {}),
         ...(facts.kind === 'words' ? { action: facts.words } : {}),
-        ...(sensitiveCall ? { sensitive: true } : {}),
+        ...(sensitiveCall || instructs ? { sensitive: true } : {}),
         ...(facts.kind === 'unknown' ? { unchecked: true } : {}),
       }),
       signal,
@@ -272,8 +275,9 @@ export class ApprovalGate implements ToolGate {
     if (answer === 'withdrawn') return { ok: false, result: { ...WITHDRAWN } };
     if (answer === 'timeout') return { ok: false, result: declined(call.name, site, UNANSWERED) };
     if (answer === 'deny') return { ok: false, result: declined(call.name, site) };
-    // A sensitive call is never remembered: an 'always' (the card offers none) counts as once.
-    const remember = answer === 'always' && !sensitiveCall;
+    // A sensitive call, or one that keeps words as the user's, is never remembered: an 'always'
+    // (the card offers none) counts as once.
+    const remember = answer === 'always' && !sensitiveCall && !instructs;
     // The answer holds for the tab the card named, while it shows the same site.
     if (tab) {
       const now = target?.tabId === undefined ? await this.deps.activeTab() : await this.deps.tab(tab.id);

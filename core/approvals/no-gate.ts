@@ -11,6 +11,7 @@ const WHY: Record<AskReason, string> = {
   local: 'it reaches the user\'s own network',
   sensitive: 'it may pay, delete, send, or type a password',
   unattended: 'it was not allowed ahead for this scheduled run',
+  instructs: 'what it keeps becomes the user\'s words in later conversations',
 };
 
 /**

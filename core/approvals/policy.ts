@@ -15,9 +15,11 @@ export type RememberedDecision = 'allow' | 'deny';
  * - `sensitive`: this call may pay, delete, send, or type a password (its tool's `describe` says so,
  *   or could not tell): asked every time, never remembered;
  * - `unattended`: in a scheduled run, a call the usual rules let through (a read, a change to the
- *   agent's own lists) that was not granted ahead.
+ *   agent's own lists) that was not granted ahead;
+ * - `instructs`: what the call keeps becomes the user's words in later system prompts (a memory,
+ *   `ToolAnnotations.instructs`): asked every time, never remembered.
  */
-export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended';
+export type AskReason = 'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended' | 'instructs';
 
 /**
  * What the gate does with a call. `scope` of an ask: `call` (Allow once allows this call only) or
@@ -61,6 +63,8 @@ export interface CallSituation {
 /**
  * The approval policy: a pure function of the tool's annotations and the call's situation, never
  * of a tool's name. The defaults (ARCHITECTURE.md → "Approvals"):
+ * - a call whose words become instructions (`instructs`: a memory) is asked every time, scope
+ *   `call`, whatever was remembered or switched on (a remembered Deny still denies);
  * - a sensitive call (it may pay, delete, send, or type a password) is asked every time, with scope
  *   `call`: neither a remembered Always allow nor the "act without asking" switch skips it (a
  *   remembered Deny still denies; an outbound or local ask says that reason instead);
@@ -86,6 +90,8 @@ export function decide(s: CallSituation): Decision {
 
 function attended(s: CallSituation): Decision {
   const a = s.annotations;
+  // The model's words would become the user's own in later prompts: only the user's yes, each time.
+  if (a.instructs) return s.remembered === 'deny' ? { action: 'deny' } : { action: 'ask', reason: 'instructs', scope: 'call' };
   if (s.sensitive) {
     if (s.remembered === 'deny') return { action: 'deny' };
     return { action: 'ask', reason: s.outbound ? 'outbound' : s.local ? 'local' : 'sensitive', scope: 'call' };

@@ -26,7 +26,8 @@ export interface PendingApproval {
    * Outbound asks: where the data would go (an origin; '*' for code that can send anywhere, e.g. a
    * script in a page) and what was read that makes it sensitive (origins, or the name of what was
    * read where there is no site: a plugin's files or lists), for "This sends data to evil.example
-   * after reading mail.example".
+   * after reading mail.example"). An `instructs` ask (a memory): what the conversation read from
+   * outside before it, where the words to keep may come from ("after reading evil.example").
    */
   sink?: string;
   sources?: string[];
@@ -48,8 +49,9 @@ export interface PendingApproval {
    */
   action?: Said;
   /**
-   * It may pay, delete, send, or type a password (or what it acts on could not be read): asked every
-   * time; the card offers no Always allow, and the gate takes an 'always' as once.
+   * It may pay, delete, send, or type a password (or what it acts on could not be read), or it keeps
+   * words as the user's (`instructs`): asked every time; the card offers no Always allow, and the
+   * gate takes an 'always' as once.
    */
   sensitive?: boolean;
   /** The tool's `describe` failed or took too long: the card has only the generic words. */

@@ -92,6 +92,14 @@ export interface ToolAnnotations {
    * back what the agent itself wrote or computed (its task list, a sandboxed computation).
    */
   privateData?: boolean;
+  /**
+   * What a call keeps becomes the user's own words in later runs' system prompts (a memory): the
+   * model's words would turn into instructions it trusts. Every call asks (scope `call`, never
+   * remembered, not even with the conversation's "act without asking" switch), and its card names
+   * what the conversation read from outside before it (pages, fetched sites, files: the words may
+   * come from there). Built-in tools only.
+   */
+  instructs?: boolean;
   /** Hints the tool's author gave about itself (a web page's `readOnlyHint`): claims, not facts. */
   claims?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean; untrustedContentHint?: boolean };
   /**

@@ -33,6 +33,16 @@ export interface ComposerSuggestion {
   detail?: string;
 }
 
+/** One item of the open conversation's menu (`PluginUi.conversationMenu`). */
+export interface ConversationMenuItem {
+  id: string;
+  /** Its name for this conversation (a function: it follows the page's language and the plugin's state). */
+  label: (conversationId: string) => string;
+  /** A switch's state for this conversation (a `menuitemcheckbox`); undefined: a plain item. */
+  checked?: (conversationId: string) => boolean | undefined;
+  run(conversationId: string): void;
+}
+
 /**
  * What a plugin adds to the extension's pages, declared in `plugins/<id>/ui.ts` and listed in
  * `plugins/ui.ts`. The entrypoints hand the list to the pages (`providePluginUi`); the core's
@@ -58,7 +68,7 @@ export interface PluginUi {
    */
   messageActions?: Array<{ id: string; component: Component }>;
   /** Items of the open conversation's menu in the sidebar's header. */
-  conversationMenu?: Array<{ id: string; label: () => string; run(conversationId: string): void }>;
+  conversationMenu?: ConversationMenuItem[];
   /**
    * The message box's suggestions for what is typed so far (shown while the box has focus; the
    * arrow keys move, Enter or Tab picks, Escape closes). Return [] for none.

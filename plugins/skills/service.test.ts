@@ -2,12 +2,11 @@
 // export and import (a taken name gets a suffix; a file never brings a schedule), Run, Update skill
 // after a hand-over, the model's save_skill proposal, and what the pages are told.
 import { describe, expect, it } from 'vitest';
-import { english, saidOf } from '@/core/i18n/catalog';
 import { ApprovalGate, type PendingApproval } from '@/core/approvals/gate';
 import { definePlugin } from '@/core/plugin';
 import { defineTool } from '@/core/registry/registry';
 import type { UiEvent } from '@/core/messaging/protocol';
-import { answer, pluginHarness, scriptedModel } from '@/tests/unit/helpers/plugin-harness';
+import { answer, pluginHarness, refusal, scriptedModel } from '@/tests/unit/helpers/plugin-harness';
 import { skillsPlugin } from './index';
 import type { SkillDraft } from './protocol';
 import { skillSchema } from './schema';
@@ -53,16 +52,6 @@ const draft = (extra: Partial<SkillDraft> = {}): SkillDraft => ({
   ...extra,
 });
 
-/** The English words of what a handler threw. */
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    const words = saidOf(error);
-    return words ? english(words) : String((error as Error).message);
-  }
-  throw new Error('expected a refusal');
-}
 
 const skillsEvents = (events: UiEvent[]) => events.filter((e) => e.type === 'skills');
 

@@ -42,6 +42,21 @@ describe('ChatConversationMenu', () => {
     expect(document.activeElement).toBe(button.element);
   });
 
+  test('a switch item is a menuitemcheckbox with its state for this conversation; the keys reach it', async () => {
+    const run = vi.fn();
+    providePluginUi([{ id: 'memory', conversationMenu: [{ id: 'use', label: (id) => `Use memories (${id})`, checked: (id) => id === 'c7', run }] }]);
+    const wrapper = mountMenu();
+    await wrapper.get('button').trigger('click');
+    await flushPromises();
+    const item = wrapper.get('[role="menuitemcheckbox"]');
+    expect(item.text()).toBe('Use memories (c7)');
+    expect(item.attributes('aria-checked')).toBe('true');
+    await wrapper.get('[role="menu"]').trigger('keydown', { key: 'End' });
+    expect(document.activeElement).toBe(item.element);
+    await item.trigger('click');
+    expect(run).toHaveBeenCalledWith('c7');
+  });
+
   test('Export items emit the format; with no plugin items there is no separator', async () => {
     const wrapper = mountMenu();
     await wrapper.get('button').trigger('click');

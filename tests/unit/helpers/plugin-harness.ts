@@ -10,6 +10,7 @@ import { promptSections, type PromptSection } from '@/core/agent/prompt';
 import { AgentRunner, type RunDriver } from '@/core/agent/runner';
 import type { PendingApproval, RunSeed } from '@/core/approvals/types';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
+import { english, saidOf } from '@/core/i18n/catalog';
 import type { BuiltinPlugin, PluginContext } from '@/core/plugin';
 import { RetainedSets } from '@/core/retained';
 import { interpretedValidators } from '@/core/registry/interpreted-validator';
@@ -207,3 +208,14 @@ export function pluginHarness(options: HarnessOptions = {}) {
 }
 
 export type PluginHarness = ReturnType<typeof pluginHarness>;
+
+/** The English words of what a plugin's handler threw (its `SaidError`'s, else the message); fails when nothing was thrown. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    const words = saidOf(error);
+    return words ? english(words) : String((error as Error).message);
+  }
+  throw new Error('expected a refusal');
+}

@@ -38,7 +38,7 @@ const TARGETS: Record<Exclude<Situation, 'taints'>, { tab: number; url: string }
 };
 
 /** `allow`, or `<reason>/<scope>` of the card the gate shows (reason: why; scope: what Allow once covers). */
-type Verdict = 'allow' | `${'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended'}/${'call' | 'site'}`;
+type Verdict = 'allow' | `${'read' | 'claimed' | 'acting' | 'destructive' | 'outbound' | 'local' | 'sensitive' | 'unattended' | 'instructs'}/${'call' | 'site'}`;
 
 /** Shorthands for rows whose verdict does not depend on the situation. */
 const ALLOW = { userTab: 'allow', otherTab: 'allow', afterRead: 'allow', ownNetwork: 'allow' } as const;
@@ -141,6 +141,14 @@ const ROWS: Row[] = [
   // ——— catalogue ——— (reads the list of tools: nothing of the user's)
   { label: 'find_tools', tool: 'find_tools', input: () => ({ query: 'files' }), expect: { ...ALLOW, taints: 'allow' } },
   // Proposing a skill only opens the save form in the sidebar: the user saves, or not; it reads no site.
+  // Keeping a memory: its words become the user's in later prompts. Asked every time, wherever,
+  // even when the conversation acts without asking (the `taints` run answers its card Allow once).
+  {
+    label: 'remember',
+    tool: 'remember',
+    input: () => ({ text: 'I prefer metric units' }),
+    expect: { userTab: 'instructs/call', otherTab: 'instructs/call', afterRead: 'instructs/call', ownNetwork: 'instructs/call', taints: 'allow' },
+  },
   { label: 'save_skill', tool: 'save_skill', input: () => ({ name: 'weekly-report', params: [{ name: 'date', value: '2026-12-07' }] }), expect: { ...ALLOW, taints: 'allow' } },
   {
     label: 'execute_script (in a page)',
@@ -181,6 +189,7 @@ describe('security: every built-in tool\'s annotations × the approval gate', ()
   const db = openDb('sidequest-annotations');
   let registry: ToolRegistry;
   let gate: ApprovalGate;
+  let allowOnce = false;
   let conversations = 0;
 
   beforeAll(async () => {
@@ -192,9 +201,10 @@ describe('security: every built-in tool\'s annotations × the approval gate', ()
       activeTab: async () => USER_TAB,
       tab: async (id) => [USER_TAB, OTHER_TAB].find((t) => t.id === id),
     });
-    // Every ask is answered Deny at once: the verdict is what the card said.
+    // Every ask is answered Deny at once: the verdict is what the card said (Allow once while
+    // `allowOnce`: a call that asks even with the switch on runs in the `taints` situation).
     gate.onChange((change) => {
-      if (change.type === 'asked') queueMicrotask(() => gate.answer(change.approval.id, 'deny'));
+      if (change.type === 'asked') queueMicrotask(() => gate.answer(change.approval.id, allowOnce ? 'once' : 'deny'));
     });
   });
 
@@ -238,7 +248,8 @@ describe('security: every built-in tool\'s annotations × the approval gate', ()
           // The call ran and succeeded; then a fetch to a site the task has not involved.
           const call = await gatedCall(registry, row.tool, row.input(TARGETS.userTab), conversationId);
           gate.setTrusted(conversationId, true);
-          const pass = await gate.check(call);
+          allowOnce = true;
+          const pass = await gate.check(call).finally(() => (allowOnce = false));
           gate.setTrusted(conversationId, false);
           if (!pass.ok) throw new Error(`${row.tool} should run in a conversation that acts without asking`);
           gate.record!(call, pass.note, { ok: true, output: {} });
