@@ -4,6 +4,7 @@ import { interactionPlugin } from './interaction';
 import { mcpPlugin } from './mcp';
 import { pageActionsPlugin } from './page-actions';
 import { pageToolsPlugin } from './page-tools';
+import { plansPlugin } from './plans';
 import { scriptingPlugin } from './scripting';
 import { skillsPlugin } from './skills';
 import { subagentsPlugin } from './subagents';
@@ -23,6 +24,7 @@ export const builtinPlugins: BuiltinPlugin[] = [
   pageActionsPlugin,
   workspacePlugin,
   interactionPlugin,
+  plansPlugin,
   tasksPlugin,
   scriptingPlugin,
   subagentsPlugin,

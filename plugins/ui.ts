@@ -3,6 +3,7 @@ import { interactionUi } from './interaction/ui';
 import { mcpUi } from './mcp/ui';
 import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
+import { plansUi } from './plans/ui';
 import { skillsUi } from './skills/ui';
 import { subagentsUi } from './subagents/ui';
 import { tasksUi } from './tasks/ui';
@@ -16,6 +17,7 @@ export const builtinPluginUi: PluginUi[] = [
   pageActionsUi,
   workspaceUi,
   interactionUi,
+  plansUi,
   tasksUi,
   subagentsUi,
   mcpUi,

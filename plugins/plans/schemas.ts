@@ -1,0 +1,50 @@
+import type { JSONSchema7 } from 'json-schema';
+
+/** The kinds of action a plan's step may name (the gate's `ActionKind`s). */
+export const STEP_ACTIONS = ['read', 'navigate', 'interact', 'type'] as const;
+
+/** Input schemas of the `plans` plugin. */
+export const planSchemas = {
+  propose_plan: {
+    type: 'object',
+    properties: {
+      goal: { type: 'string', minLength: 1, maxLength: 500, description: 'What the task achieves, in the user\'s language.' },
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 20,
+        items: {
+          type: 'object',
+          properties: {
+            text: { type: 'string', minLength: 1, maxLength: 300, description: 'One short sentence.' },
+            site: { type: 'string', maxLength: 2000, description: 'One of sites.' },
+            action: { type: 'string', enum: [...STEP_ACTIONS], description: 'interact: click, choose, scroll; type: enter text.' },
+          },
+          required: ['text'],
+          additionalProperties: false,
+        },
+      },
+      sites: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 2000 }, description: 'Every site it visits (origins).' },
+      changes: { type: 'string', maxLength: 1000, description: 'What it changes on those sites.' },
+      leaves: {
+        type: 'array',
+        maxItems: 10,
+        items: {
+          type: 'object',
+          properties: { to: { type: 'string', minLength: 1, maxLength: 2000 }, what: { type: 'string', minLength: 1, maxLength: 300 } },
+          required: ['to', 'what'],
+          additionalProperties: false,
+        },
+        description: 'Data that goes to another site than where it was read: where, and what.',
+      },
+    },
+    required: ['goal', 'steps', 'sites'],
+    additionalProperties: false,
+  },
+  mark_step_done: {
+    type: 'object',
+    properties: { step: { type: 'integer', minimum: 1, maximum: 20, description: 'Its number in the approved plan.' } },
+    required: ['step'],
+    additionalProperties: false,
+  },
+} as const satisfies Record<string, JSONSchema7>;
