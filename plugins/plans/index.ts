@@ -19,7 +19,7 @@ export const plansPlugin = definePlugin<PlanDesk>({
     defineTool<FromSchema<typeof planSchemas.propose_plan>, PlanOutcome, PlanDesk>({
       name: 'propose_plan',
       description:
-        'Show the user a plan for multi-step work on web pages (goal, steps, sites, changes, data that leaves) to approve once; inside an approved plan, actions run without asking each time.',
+        'Show the user a plan for multi-step work on pages to approve once; actions inside it then run without asking.',
       inputSchema: planSchemas.propose_plan,
       // The answer is the user's own (their edits, their note): not a private read.
       annotations: { readOnly: true, destructive: false, openWorld: false, interactive: true, privateData: false },

@@ -71,6 +71,7 @@ export const APPROVED_HOW =
 /** The model's input made a plan: addresses to origins, each site once, every step's site listed. Throws the model's error. */
 export function planFrom(input: { goal: string; steps: PlanStep[]; sites: string[]; changes?: string; leaves?: Array<{ to: string; what: string }> }): Plan {
   const origin = (address: string, what: string) => {
+    if (address.length > 2000) throw new Error(`${what} is over 2,000 characters: give its origin, such as https://shop.example.`);
     const found = originOf(address.trim()) || originOf(`https://${address.trim()}`);
     if (!found) throw new Error(`${what} "${address.slice(0, 200)}" is not a web site: give an http(s) origin such as https://shop.example.`);
     return found;

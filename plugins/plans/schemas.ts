@@ -8,7 +8,7 @@ export const planSchemas = {
   propose_plan: {
     type: 'object',
     properties: {
-      goal: { type: 'string', minLength: 1, maxLength: 500, description: 'What the task achieves, in the user\'s language.' },
+      goal: { type: 'string', minLength: 1, maxLength: 500 },
       steps: {
         type: 'array',
         minItems: 1,
@@ -16,26 +16,21 @@ export const planSchemas = {
         items: {
           type: 'object',
           properties: {
-            text: { type: 'string', minLength: 1, maxLength: 300, description: 'One short sentence.' },
-            site: { type: 'string', maxLength: 2000, description: 'One of sites.' },
-            action: { type: 'string', enum: [...STEP_ACTIONS], description: 'interact: click, choose, scroll; type: enter text.' },
+            text: { type: 'string', minLength: 1, maxLength: 300 },
+            site: { type: 'string' },
+            action: { enum: [...STEP_ACTIONS] },
           },
           required: ['text'],
           additionalProperties: false,
         },
       },
-      sites: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 2000 }, description: 'Every site it visits (origins).' },
-      changes: { type: 'string', maxLength: 1000, description: 'What it changes on those sites.' },
+      sites: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'string' } },
+      changes: { type: 'string', maxLength: 1000 },
       leaves: {
         type: 'array',
         maxItems: 10,
-        items: {
-          type: 'object',
-          properties: { to: { type: 'string', minLength: 1, maxLength: 2000 }, what: { type: 'string', minLength: 1, maxLength: 300 } },
-          required: ['to', 'what'],
-          additionalProperties: false,
-        },
-        description: 'Data that goes to another site than where it was read: where, and what.',
+        items: { type: 'object', properties: { to: { type: 'string' }, what: { type: 'string', minLength: 1, maxLength: 300 } }, required: ['to', 'what'] },
+        description: 'Data sent to another site than where it was read.',
       },
     },
     required: ['goal', 'steps', 'sites'],
