@@ -187,7 +187,9 @@ export class PlanDesk {
   answer(id: string, answer: PlanAnswer): void {
     const entry = this.waiting.get(id);
     if (!entry) throw new Error('This plan no longer waits for an answer (it was answered, timed out or withdrawn).');
-    if (answer.decision !== 'approve' && answer.decision !== 'decline') throw new Error('Approve or decline the plan.');
+    if (!answer || typeof answer !== 'object' || (answer.decision !== 'approve' && answer.decision !== 'decline')) throw new Error('Approve or decline the plan.');
+    if (answer.note !== undefined && typeof answer.note !== 'string') throw new Error('The note is text.');
+    if (![answer.removeSteps, answer.removeSites].every((list) => list === undefined || Array.isArray(list))) throw new Error('Say which steps and sites to remove as lists.');
     entry.settle(answer);
   }
 

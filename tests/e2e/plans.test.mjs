@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startModelServer } from '../model-server/server.mjs';
+import { byImpact, runAxe } from './a11y.mjs';
 import { launch, screenshotPath, selectedBrowsers } from './harness.mjs';
 import { allowLocalOrigins, configureProvider, htmlPage, openSidebar, sendMessage, startSite, tabIdOf, waitForIdle } from './helpers.mjs';
 import { answerCards, checkPlan, plan, refFor } from './page-actions-helpers.mjs';
@@ -150,6 +151,10 @@ for (const browserName of selectedBrowsers()) {
       await sidebar.click('button', 'Edit');
       await sidebar.click('button', `Remove site ${other.host}`);
       await sidebar.fill('Note for the agent', 'Leave B alone.');
+      await sidebar.screenshot(screenshotPath(browserName, 'plans-edit'));
+      // The card in its edit form, and the sidebar around it: no serious or critical axe finding.
+      const violations = (await runAxe(sidebar)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(violations, [], `axe: ${JSON.stringify(byImpact(violations))}`);
       await sidebar.click('button', 'Approve plan');
       await finished();
       checkPlan(script);
