@@ -458,7 +458,7 @@ function sinksOf(annotations: ToolAnnotations, target: ToolTarget | undefined, u
 export function actionKind(annotations: ToolAnnotations, target: ToolTarget | undefined, facts: CallFacts): ActionKind | undefined {
   if (annotations.readOnly) return 'read';
   if (facts.kind === 'words' && facts.carries?.text !== undefined) return 'type';
-  if (annotations.openWorld && target?.url) return 'navigate';
+  if (annotations.openWorld && target?.url) return 'open';
   if (annotations.pages && target) return 'interact';
   return undefined;
 }

@@ -130,13 +130,13 @@ export interface RunSeed {
 
 /**
  * What kind of action a call is, as the gate tells it from the call itself (never from the tool's
- * name): `read` (changes nothing), `navigate` (loads an address), `type` (puts text into a page),
+ * name): `read` (changes nothing), `open` (loads an address), `type` (puts text into a page),
  * `interact` (any other action on a page: a click, a choice, a key, a scroll). A call that is none
  * of these (the agent's own lists, files) has no kind, and no run grant covers it.
  */
-export type ActionKind = 'read' | 'navigate' | 'interact' | 'type';
+export type ActionKind = 'read' | 'open' | 'interact' | 'type';
 
-export const ACTION_KINDS: readonly ActionKind[] = ['read', 'navigate', 'interact', 'type'];
+export const ACTION_KINDS: readonly ActionKind[] = ['read', 'open', 'interact', 'type'];
 
 /**
  * What a plugin may let through without a card for one run of one conversation

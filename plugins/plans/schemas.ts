@@ -1,7 +1,7 @@
 import type { JSONSchema7 } from 'json-schema';
 
 /** The kinds of action a plan's step may name (the gate's `ActionKind`s). */
-export const STEP_ACTIONS = ['read', 'navigate', 'interact', 'type'] as const;
+export const STEP_ACTIONS = ['read', 'open', 'interact', 'type'] as const;
 
 /** Input schemas of the `plans` plugin. */
 export const planSchemas = {

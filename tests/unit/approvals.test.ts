@@ -912,7 +912,7 @@ describe('the gate with a run grant (a plan the user approved: PluginContext.app
   const MAIL = 'https://mail.example';
   const carrying = (carries: { text?: string; to?: string[] }, sensitive = false) => async () => ({ words: { key: 'approval.noSite' as const }, carries, sensitive });
   /** A run of c1 with a plan over bank.example and news.example (reading, clicking, opening pages). */
-  function planned(sinks: string[] = [], kinds: Array<'read' | 'navigate' | 'interact' | 'type'> = ['read', 'interact', 'navigate']) {
+  function planned(sinks: string[] = [], kinds: Array<'read' | 'open' | 'interact' | 'type'> = ['read', 'interact', 'open']) {
     const made = makeGate();
     made.gate.beginRun('c1', { trusted: false, calls: [] });
     made.gate.grantForRun('c1', { origins: [BANK, NEWS], kinds, sinks });
