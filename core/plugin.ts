@@ -2,7 +2,7 @@ import type { ModelClient } from '@/core/agent/provider';
 import type { PromptSection } from '@/core/agent/prompt';
 import type { RunDriver } from '@/core/agent/runner';
 import type { TabHold } from '@/core/approvals/gate';
-import type { PendingApproval } from '@/core/approvals/types';
+import type { PendingApproval, RunGrant } from '@/core/approvals/types';
 import type { Conversation, StoredMessage } from '@/core/storage/db';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
 import type { runOffscreenJob } from '@/core/offscreen/host';
@@ -168,10 +168,27 @@ export interface PluginContext {
     /** Resolves when the conversation's run (if any) has ended. */
     settled(conversationId: string): Promise<void>;
   };
-  /** The approval gate's cards. */
+  /** The approval gate's cards, and what a plugin may grant it. */
   approvals: {
     /** A card was put up, waiting for the user's answer (a scheduled run's: notify). */
     onAsk(listener: (approval: PendingApproval) => void | Promise<void>): void;
+    /**
+     * Grants the conversation's run going now what the user approved ahead (a plan): calls of
+     * built-in tools on its `origins`, of its `kinds` of action, pass without a card, and data may
+     * go to its `sinks` (`RunGrant`, `core/approvals/README.md`). The gate still decides every call:
+     * sensitive and destructive calls, the outbound rule to other sites and the user's own network
+     * ask as before. Replaces the run's earlier grant; ends with the run. Throws when the
+     * conversation has no run going or is unattended, or for a grant that is not well formed.
+     */
+    grantForRun(conversationId: string, grant: RunGrant): void;
+    /** Ends the run's grant now: calls ask as before it. */
+    withdrawGrant(conversationId: string): void;
+    /**
+     * Whether conversations the user starts from now on start with "act without asking" on (a
+     * setting's value): any source saying true turns it on; one that throws counts as false. Read
+     * as each conversation is created; the user's switch in the conversation changes it after.
+     */
+    actWithoutAskingByDefault(source: () => boolean | Promise<boolean>): void;
   };
   /**
    * Opens the sidebar on a conversation (a notification's click); where the browser does not let

@@ -5,6 +5,7 @@ import { mcpPlugin } from './mcp';
 import { memoryPlugin } from './memory';
 import { pageActionsPlugin } from './page-actions';
 import { pageToolsPlugin } from './page-tools';
+import { plansPlugin } from './plans';
 import { scriptingPlugin } from './scripting';
 import { skillsPlugin } from './skills';
 import { subagentsPlugin } from './subagents';
@@ -24,6 +25,7 @@ export const builtinPlugins: BuiltinPlugin[] = [
   pageActionsPlugin,
   workspacePlugin,
   interactionPlugin,
+  plansPlugin,
   tasksPlugin,
   scriptingPlugin,
   subagentsPlugin,

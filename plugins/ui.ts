@@ -4,6 +4,7 @@ import { mcpUi } from './mcp/ui';
 import { memoryUi } from './memory/ui';
 import { pageActionsUi } from './page-actions/ui';
 import { pageToolsUi } from './page-tools/ui';
+import { plansUi } from './plans/ui';
 import { skillsUi } from './skills/ui';
 import { subagentsUi } from './subagents/ui';
 import { tabsUi } from './tabs/ui';
@@ -18,6 +19,7 @@ export const builtinPluginUi: PluginUi[] = [
   pageActionsUi,
   workspaceUi,
   interactionUi,
+  plansUi,
   tasksUi,
   tabsUi,
   subagentsUi,

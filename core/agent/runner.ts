@@ -153,12 +153,14 @@ export class AgentRunner {
    * Starts a new conversation with the user's first message: the conversation is written with the
    * message, in one transaction (nothing is created if that fails), and its run starts. `prepare`
    * runs first (a model picked for "new" moves to it). `id`: the new conversation's (one that
-   * exists fails the write). Resolves to the conversation as stored (running).
+   * exists fails the write). `trusted`: it starts with "act without asking" on (the approval mode's
+   * default for new conversations). Resolves to the conversation as stored (running).
    */
-  async startConversation(id: string, text: string, prepare?: () => Promise<void>): Promise<Conversation> {
+  async startConversation(id: string, text: string, prepare?: () => Promise<void>, trusted?: Promise<boolean>): Promise<Conversation> {
     if (!text.trim()) throw new Error('The message is empty.');
     const conversation = newConversation(DEFAULT_TITLE, id);
     await prepare?.();
+    if (await trusted) conversation.actWithoutAsking = true;
     return (await this.begin(conversation.id, text, conversation)).conversation;
   }
 

@@ -3,7 +3,7 @@ import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { originOf } from '@/core/net/origin';
 import { readsPrivateData } from './policy';
 import { toolSiteKey } from './remembered';
-import type { GateNote, RunSeed } from './types';
+import type { ActionKind, GateNote, RunSeed } from './types';
 
 /** For the outbound rule: a call whose code decides where its data goes. */
 export const ANYWHERE = '*';
@@ -33,6 +33,8 @@ export interface ConversationState {
   allowedSites: Map<string, { pin?: string; description?: string }>;
   /** The user's messages, made comparable (`comparable`): typing them into a page carries nothing read. */
   userWords: string[];
+  /** What a plugin granted for the run going now (`RunGrant`, a plan the user approved); gone when it ends. */
+  grant?: { origins: Set<string>; kinds: Set<ActionKind>; sinks: Set<string> };
 }
 
 /**
@@ -68,6 +70,11 @@ export class DataFlow {
     return state;
   }
 
+  /** Whether the conversation has a run going (between `seed` and `ended`). */
+  isRunning(conversationId: string): boolean {
+    return this.running.has(conversationId);
+  }
+
   forget(conversationId: string): void {
     this.conversations.delete(conversationId);
     this.running.delete(conversationId);
@@ -88,6 +95,8 @@ export class DataFlow {
     this.running.delete(conversationId);
     const state = this.conversations.get(conversationId);
     if (state) {
+      // A run's grant is for that run only.
+      delete state.grant;
       this.conversations.delete(conversationId);
       this.conversations.set(conversationId, state);
     }
@@ -104,6 +113,7 @@ export class DataFlow {
   seed(conversationId: string, seed: RunSeed): void {
     this.running.add(conversationId);
     const state = this.state(conversationId);
+    delete state.grant;
     state.trusted = seed.trusted;
     state.grantedAhead = seed.grantedAhead && new Map(seed.grantedAhead.map((g) => [toolSiteKey(g.tool, g.site), g.pin]));
     state.userWords = (seed.userWords ?? []).map(comparable).filter(Boolean);
@@ -202,6 +212,8 @@ export function shownOrigins(output: unknown): string[] {
 
 /** The private reads that make sending to `sink` sensitive: any other site's, not yet let through to it. */
 export function sensitiveFor(state: ConversationState, sink: string): string[] {
+  // A site the run's grant names as receiving data: the user was told, and said yes, before the run acted.
+  if (state.grant && !state.grantedAhead && state.grant.sinks.has(sink)) return [];
   const through = state.sinks.get(sink);
   return [...state.sources].filter((source) => source !== sink && !through?.has(source));
 }

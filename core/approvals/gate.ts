@@ -18,10 +18,10 @@ import {
 import { ANYWHERE, DataFlow, isUserWords, letThrough, sensitiveFor, sinkOf, syncTarget, type ConversationState } from './data-flow';
 import { RememberedChoices, toolSiteKey as key } from './remembered';
 import { callFacts, factsChanged, sameFacts, type CallFacts } from './words';
-import type { ApprovalAnswer, ApprovalChange, GateNote, PendingApproval, Permission, PermissionStore, RunSeed, TabView } from './types';
+import { ACTION_KINDS, type ActionKind, type ApprovalAnswer, type ApprovalChange, type GateNote, type PendingApproval, type Permission, type PermissionStore, type RunGrant, type RunSeed, type TabView } from './types';
 
 // The types the pages and the protocol use live in ./types; imported from here as before.
-export type { ApprovalAnswer, ApprovalChange, GateNote, PendingApproval, Permission, PermissionStore, RunSeed, TabView } from './types';
+export type { ActionKind, ApprovalAnswer, ApprovalChange, GateNote, PendingApproval, Permission, PermissionStore, RunGrant, RunSeed, TabView } from './types';
 
 /** An ask unanswered for this long is declined. */
 export const APPROVAL_TIMEOUT_MS = 5 * 60_000;
@@ -117,6 +117,33 @@ export class ApprovalGate implements ToolGate {
   withdrawGrantsAhead(conversationId: string): void {
     const state = this.flow.state(conversationId);
     if (state.grantedAhead) state.grantedAhead = new Map();
+  }
+
+  /**
+   * Gives the conversation's run going now a grant (`RunGrant`: a plan the user approved), in
+   * place of any earlier one; it ends with the run. Throws, granting nothing, when the conversation
+   * has no run going or is unattended (a grant needs the person who approved it), or when an origin
+   * is not an http(s) origin or a kind is unknown.
+   */
+  grantForRun(conversationId: string, grant: RunGrant): void {
+    if (!this.flow.isRunning(conversationId)) throw new Error('No run is going in this conversation: a grant lasts for a run only.');
+    const state = this.flow.state(conversationId);
+    if (state.grantedAhead) throw new Error('An unattended run takes no grant: only what was granted ahead passes.');
+    const origins = (list: string[]) =>
+      new Set(
+        list.map((origin) => {
+          if (originOf(origin) !== origin) throw new Error(`Not an http(s) origin: ${truncate(String(origin), 200)}`);
+          return origin;
+        }),
+      );
+    for (const kind of grant.kinds) if (!ACTION_KINDS.includes(kind)) throw new Error(`Not a kind of action: ${truncate(String(kind), 50)}`);
+    state.grant = { origins: origins(grant.origins), kinds: new Set(grant.kinds), sinks: origins(grant.sinks) };
+  }
+
+  /** Ends the conversation's run grant now (the user stopped the plan); calls ask as before it. */
+  withdrawGrant(conversationId: string): void {
+    const state = this.flow.state(conversationId);
+    delete state.grant;
   }
 
   /** The conversation's "act without asking" switch. */
@@ -231,6 +258,10 @@ export class ApprovalGate implements ToolGate {
     const local = onLocalNetwork && !target?.configured && !(await this.deps.configured?.(url!));
     // Sensitive (or unreadable): asked every time, never remembered (policy.ts).
     const sensitiveCall = facts.kind === 'unknown' || (facts.kind === 'words' && facts.sensitive);
+    // The run's grant (a plan the user approved): a built-in tool's call on a listed site, of a listed kind.
+    const grant = state?.grant;
+    const kind = grant && call.spec.source === 'builtin' && site ? actionKind(annotations, target, facts) : undefined;
+    const planned = Boolean(kind && grant!.origins.has(site) && grant!.kinds.has(kind));
     const decision = decide({
       annotations,
       hasTarget: target !== undefined,
@@ -242,6 +273,7 @@ export class ApprovalGate implements ToolGate {
       outbound: sensitive.length > 0,
       local,
       sensitive: sensitiveCall,
+      planned,
     });
     const note: GateNote = {
       site,
@@ -421,6 +453,18 @@ function sinksOf(annotations: ToolAnnotations, target: ToolTarget | undefined, u
     }
   }
   return [...sinks];
+}
+
+/**
+ * The kind of action a call is (`ActionKind`), from what the gate knows of it: read-only; loading
+ * its address; carrying text into a page; any other action on a page. None for anything else.
+ */
+export function actionKind(annotations: ToolAnnotations, target: ToolTarget | undefined, facts: CallFacts): ActionKind | undefined {
+  if (annotations.readOnly) return 'read';
+  if (facts.kind === 'words' && facts.carries?.text !== undefined) return 'type';
+  if (annotations.openWorld && target?.url) return 'open';
+  if (annotations.pages && target) return 'interact';
+  return undefined;
 }
 
 function withApproved(note: GateNote, approvedUrl: string | undefined): GateNote {

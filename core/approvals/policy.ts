@@ -58,6 +58,12 @@ export interface CallSituation {
    * this conversation; the switch does not count.
    */
   unattended?: boolean;
+  /**
+   * The call stays inside a grant for this run (`RunGrant`: a plan the user approved): its site and
+   * its kind of action are listed. Counts after every rule that asks whatever was allowed (sensitive,
+   * outbound, the user's own network) and never for a destructive call or in an unattended run.
+   */
+  planned?: boolean;
 }
 
 /**
@@ -72,6 +78,8 @@ export interface CallSituation {
  * - the outbound rule asks, even for tools otherwise allowed or remembered;
  * - a call to the user's own network asks every time, unless this tool is remembered for that site;
  * - a remembered Always allow allows;
+ * - a call inside the run's grant (`planned`: a plan the user approved) is allowed, unless it is
+ *   destructive;
  * - read-only tools: allowed, except reading a tab other than the user's, which asks once per site;
  * - a page's read-only claim lowers its tool to "once per site" (never to "never ask");
  * - destructive tools, and acting tools with a target (a tab, an address), ask every time;
@@ -79,11 +87,11 @@ export interface CallSituation {
  *   sub-agent whose own calls pass the gate) are allowed;
  * - an unattended run (a scheduled one) lets through only what was granted ahead (`remembered`
  *   'allow') or allowed on the spot in the conversation: what the rules above allow besides asks,
- *   once per site.
+ *   once per site; a run grant counts for nothing there.
  */
 export function decide(s: CallSituation): Decision {
   if (!s.unattended) return attended(s);
-  const decision = attended({ ...s, trusted: false });
+  const decision = attended({ ...s, trusted: false, planned: false });
   if (decision.action !== 'allow' || s.remembered === 'allow' || s.allowedInConversation) return decision;
   return { action: 'ask', reason: 'unattended', scope: 'site' };
 }
@@ -101,6 +109,7 @@ function attended(s: CallSituation): Decision {
   if (s.outbound) return { action: 'ask', reason: 'outbound', scope: 'call' };
   if (s.remembered === 'allow') return { action: 'allow' };
   if (s.local) return { action: 'ask', reason: 'local', scope: 'call' };
+  if (s.planned && !a.destructive) return { action: 'allow' };
   if (a.readOnly) {
     if (!a.pages || !s.hasTarget || s.onActiveTab) return { action: 'allow' };
     return s.allowedInConversation ? { action: 'allow' } : { action: 'ask', reason: 'read', scope: 'site' };

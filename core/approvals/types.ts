@@ -129,3 +129,29 @@ export interface RunSeed {
   /** Earlier tool calls that ran (failed ones too: an error can carry what was read), with their spec when the tool still exists. */
   calls: Array<{ spec?: ToolSpec; input: unknown; fromPage: boolean; origin?: string; output?: unknown }>;
 }
+
+/**
+ * What kind of action a call is, as the gate tells it from the call itself (never from the tool's
+ * name): `read` (changes nothing), `open` (loads an address), `type` (puts text into a page),
+ * `interact` (any other action on a page: a click, a choice, a key, a scroll). A call that is none
+ * of these (the agent's own lists, files) has no kind, and no run grant covers it.
+ */
+export type ActionKind = 'read' | 'open' | 'interact' | 'type';
+
+export const ACTION_KINDS: readonly ActionKind[] = ['read', 'open', 'interact', 'type'];
+
+/**
+ * What a plugin may let through without a card for one run of one conversation
+ * (`PluginContext.approvals.grantForRun`: a plan the user approved). The gate reads it as one more
+ * fact about a call, after the rules that always ask: a built-in tool's call on one of `origins`,
+ * of one of `kinds`, that is not destructive and not sensitive, passes. `sinks`: the sites the
+ * user was told data goes to; the outbound rule lets data go there, and nowhere else unasked. It
+ * ends with the run (done, stopped, failed; a restart), and counts for nothing in an unattended one.
+ */
+export interface RunGrant {
+  /** http(s) origins (`https://shop.example`). */
+  origins: string[];
+  kinds: ActionKind[];
+  /** http(s) origins that may receive what the run read. */
+  sinks: string[];
+}

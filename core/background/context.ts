@@ -121,6 +121,10 @@ export interface BackgroundContext {
   readonly claims: Array<(conversationId: string, text: string) => Promise<RunDriver | undefined> | RunDriver | undefined>;
   /** Plugins' parts of the system prompt (`PluginContext.instructions`), in the order added. */
   readonly instructions: PromptSection[];
+  /** Who says new conversations start with "act without asking" on (`PluginContext.approvals.actWithoutAskingByDefault`). */
+  readonly trustNew: Array<() => boolean | Promise<boolean>>;
+  /** Whether a new conversation the user starts now starts with "act without asking" on (any source says so; one that fails says no). */
+  startsTrusted(): Promise<boolean>;
   /** Stops the conversation's run and tells the gate and every listener it is going away. */
   forgetConversation(conversationId: string): Promise<void>;
   /** Resolves once start-up is done (rejects if a core start-up task failed). */
@@ -165,6 +169,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
   const asked = new Moment<[PendingApproval]>('a listener failed on an approval card');
   const claims: BackgroundContext['claims'] = [];
   const instructions: PromptSection[] = [];
+  const trustNew: Array<() => boolean | Promise<boolean>> = [];
   // The approval gate: every agent loop (main agent, sub-agents) is handed it.
   const gate = new ApprovalGate({
     permissions: permissionStore(db),
@@ -243,7 +248,7 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
 
   const allDataDeleted = new Moment<[]>('a plugin failed to delete its data');
   const settingsImported = new Moment<[]>('a plugin failed to read the imported settings');
-  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, instructions, handled });
+  const retained = coreRetainedSets({ runner, gate, hub, store, registry, moments: { runEnded, conversationDeleted, allDataDeleted, settingsImported, asked }, claims, instructions, trustNew, handled });
 
   // A page of the extension is open (the sidebar, opened or back after the worker stopped): a send
   // may come, so its provider package is evaluated now, after start-up, not when the send waits.
@@ -276,6 +281,18 @@ export function createBackgroundContext({ plugins, bench = false }: BackgroundOp
     asked,
     claims,
     instructions,
+    trustNew,
+    async startsTrusted() {
+      const says = await Promise.all(trustNew.map(async (source) => {
+        try {
+          return (await source()) === true;
+        } catch (error) {
+          console.warn('[sidequest] could not read whether new conversations act without asking', error);
+          return false;
+        }
+      }));
+      return says.includes(true);
+    },
     async forgetConversation(id) {
       runner.stop(id);
       await runner.settled(id);
@@ -313,6 +330,7 @@ function coreRetainedSets(parts: {
   moments: Record<string, { readonly size: number }>;
   claims: readonly unknown[];
   instructions: readonly unknown[];
+  trustNew: readonly unknown[];
   handled: ReadonlySet<string>;
 }): RetainedSets {
   const { runner, gate, hub, store, registry } = parts;
@@ -333,6 +351,7 @@ function coreRetainedSets(parts: {
   for (const [name, moment] of Object.entries(parts.moments)) add(`listeners/${name}`, () => moment.size);
   add('listeners/claims', () => parts.claims.length);
   add('listeners/instructions', () => parts.instructions.length);
+  add('listeners/trustNew', () => parts.trustNew.length);
   add('messages/handlers', () => parts.handled.size);
   add('keepAlive/holders', keepAliveHolders);
   add('context/learnedLimits', learnedLimitCount, MAX_LEARNED);

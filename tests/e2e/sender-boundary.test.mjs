@@ -93,6 +93,12 @@ function attacks({ evil, conversationId, approvalId, questionId, profileId, tabI
     ['listPermissions', undefined],
     ['revokePermission', { tool: 'opfs_delete', site: '' }],
     ['listQuestions', undefined],
+    // Plans and the approval mode ("act without asking" for new conversations).
+    ['answerPlan', { id: 'planted', answer: { decision: 'approve' } }],
+    ['stopPlan', { conversationId }],
+    ['listPlans', undefined],
+    ['setApprovalMode', { mode: 'act' }],
+    ['getApprovalMode', undefined],
     // MCP servers.
     ['addMcpServer', { url: `${evil}/mcp`, name: 'Evil', bearerToken: 'planted' }],
     ['listMcpServers', undefined],
@@ -210,6 +216,7 @@ async function readState(page) {
       mcpServers: await ask('listMcpServers'),
       approvals: (await ask('listApprovals')).map((a) => ({ id: a.id, tool: a.tool, arguments: a.arguments })),
       questions: (await ask('listQuestions')).map((q) => ({ id: q.id, question: q.question })),
+      approvalMode: await ask('getApprovalMode'),
       permissions: await ask('listPermissions'),
       plugins: (await ask('listPlugins')).map((p) => `${p.id}:${p.enabled}`),
       sites: await ask('listSitePermissions'),

@@ -904,3 +904,91 @@ describe('the gate, third line: acting on pages is sending too (issue 38)', () =
     await after;
   });
 });
+
+describe('the gate with a run grant (a plan the user approved: PluginContext.approvals.grantForRun)', () => {
+  const ACT: ToolAnnotations = { readOnly: false, destructive: false, openWorld: false, pages: true, target: (i: { tab_id?: number }) => ({ tabId: i.tab_id }) };
+  const BANK = 'https://bank.example';
+  const NEWS = 'https://news.example';
+  const MAIL = 'https://mail.example';
+  const carrying = (carries: { text?: string; to?: string[] }, sensitive = false) => async () => ({ words: { key: 'approval.noSite' as const }, carries, sensitive });
+  /** A run of c1 with a plan over bank.example and news.example (reading, clicking, opening pages). */
+  function planned(sinks: string[] = [], kinds: Array<'read' | 'open' | 'interact' | 'type'> = ['read', 'interact', 'open']) {
+    const made = makeGate();
+    made.gate.beginRun('c1', { trusted: false, calls: [] });
+    made.gate.grantForRun('c1', { origins: [BANK, NEWS], kinds, sinks });
+    return made;
+  }
+  async function asksWith(gate: ApprovalGate, pending: Promise<unknown>, answer: 'deny' | 'once' = 'deny') {
+    const ask = await nextAsk(gate);
+    gate.answer(ask.id, answer);
+    await pending;
+    return ask;
+  }
+
+  it('the policy: inside the grant allows; destructive, sensitive, outbound, local and unattended calls ask as before', () => {
+    const inside = { ...base, planned: true };
+    expect(decide({ ...inside, annotations: NAVIGATE })).toEqual(allow);
+    expect(decide({ ...inside, annotations: READ_TAB })).toEqual(allow);
+    expect(decide({ ...inside, annotations: SCRIPT })).toEqual({ action: 'ask', reason: 'destructive', scope: 'call' });
+    expect(decide({ ...inside, annotations: NAVIGATE, sensitive: true })).toEqual({ action: 'ask', reason: 'sensitive', scope: 'call' });
+    expect(decide({ ...inside, annotations: NAVIGATE, outbound: true })).toEqual({ action: 'ask', reason: 'outbound', scope: 'call' });
+    expect(decide({ ...inside, annotations: FETCH, local: true })).toEqual({ action: 'ask', reason: 'local', scope: 'call' });
+    expect(decide({ ...inside, annotations: NAVIGATE, remembered: 'deny' })).toEqual({ action: 'deny' });
+    expect(decide({ ...inside, annotations: NAVIGATE, unattended: true })).toEqual({ action: 'ask', reason: 'acting', scope: 'call' });
+    expect(decide({ ...inside, annotations: READ_TAB, onActiveTab: true, unattended: true })).toEqual({ action: 'ask', reason: 'unattended', scope: 'site' });
+  });
+
+  it('inside the plan: reading, clicking and opening pages on its sites run without a card', async () => {
+    const { gate, asked } = planned();
+    await expect(gate.check(call('read_tab', READ_TAB, { tab_id: 2 }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('click', ACT, { tab_id: 2 }, { words: carrying({}) }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('click', ACT, { tab_id: 1 }))).resolves.toMatchObject({ ok: true });
+    await expect(gate.check(call('navigate', NAVIGATE, { url: 'https://news.example/b', tab_id: 1 }))).resolves.toMatchObject({ ok: true });
+    expect(asked).toEqual([]);
+  });
+
+  it('outside the plan asks: another site, a kind of action it did not name, an outside tool, a destructive call; a sensitive call always asks', async () => {
+    const { gate } = planned();
+    expect(await asksWith(gate, gate.check(call('click', ACT, { tab_id: 3 })))).toMatchObject({ reason: 'acting', site: MAIL });
+    expect(await asksWith(gate, gate.check(call('fill', ACT, { tab_id: 2 }, { words: carrying({ text: 'hello' }) })))).toMatchObject({ reason: 'acting', site: BANK });
+    const pageTool = call('page2_pay', { ...ACT, claims: { readOnlyHint: false } }, { tab_id: 2 }, { spec: spec('page2_pay', ACT, 'page') });
+    expect(await asksWith(gate, gate.check(pageTool))).toMatchObject({ reason: 'acting' });
+    expect(await asksWith(gate, gate.check(call('run_script', SCRIPT, { tab_id: 2, code: '1' })))).toMatchObject({ reason: 'destructive' });
+    const pay = await asksWith(gate, gate.check(call('click', ACT, { tab_id: 2 }, { words: carrying({}, true) })));
+    expect(pay).toMatchObject({ reason: 'sensitive', sensitive: true, site: BANK });
+  });
+
+  it('the outbound rule applies inside the plan: data goes unasked only to a site it declared', async () => {
+    const { gate } = planned();
+    gate.record(call('read_tab', READ_TAB, { tab_id: 2 }), { site: BANK, tab: { id: 2, origin: BANK }, localReads: [] }, { ok: true, output: { url: 'https://bank.example/account' } });
+    // news.example is a listed site, but the plan did not say bank.example's data goes there.
+    const ask = await asksWith(gate, gate.check(call('navigate', NAVIGATE, { url: 'https://news.example/?q=balance', tab_id: 1 })));
+    expect(ask).toMatchObject({ reason: 'outbound', sink: NEWS, sources: [BANK] });
+    // Declared: the same call passes; another site still asks, and so does an unlisted one.
+    const declared = planned([NEWS]).gate;
+    declared.record(call('read_tab', READ_TAB, { tab_id: 2 }), { site: BANK, tab: { id: 2, origin: BANK }, localReads: [] }, { ok: true, output: { url: 'https://bank.example/account' } });
+    await expect(declared.check(call('navigate', NAVIGATE, { url: 'https://news.example/?q=balance', tab_id: 1 }))).resolves.toMatchObject({ ok: true });
+    expect(await asksWith(declared, declared.check(call('click', ACT, { tab_id: 2 }, { words: carrying({ to: ['https://evil.example/?d=1'] }) })))).toMatchObject({ reason: 'outbound', sink: 'https://evil.example' });
+  });
+
+  it('the grant lasts for the run: gone when it ends, at the next run, when withdrawn; none without a run, none for an unattended one, none malformed', async () => {
+    const { gate } = planned();
+    gate.endRun('c1');
+    await asksWith(gate, gate.check(call('click', ACT, { tab_id: 2 })));
+    gate.beginRun('c1', { trusted: false, calls: [] });
+    gate.grantForRun('c1', { origins: [BANK], kinds: ['interact'], sinks: [] });
+    gate.beginRun('c1', { trusted: false, calls: [] });
+    await asksWith(gate, gate.check(call('click', ACT, { tab_id: 2 })));
+    gate.grantForRun('c1', { origins: [BANK], kinds: ['interact'], sinks: [] });
+    gate.withdrawGrant('c1');
+    await asksWith(gate, gate.check(call('click', ACT, { tab_id: 2 })));
+    expect(() => gate.grantForRun('c9', { origins: [BANK], kinds: ['interact'], sinks: [] })).toThrow(/No run/);
+    gate.beginRun('c2', { trusted: false, grantedAhead: [], calls: [] });
+    expect(() => gate.grantForRun('c2', { origins: [BANK], kinds: ['interact'], sinks: [] })).toThrow(/unattended/);
+    expect(() => gate.grantForRun('c1', { origins: ['bank.example'], kinds: ['interact'], sinks: [] })).toThrow(/origin/);
+    expect(() => gate.grantForRun('c1', { origins: [BANK], kinds: ['interact'], sinks: ['*'] })).toThrow(/origin/);
+    expect(() => gate.grantForRun('c1', { origins: [BANK], kinds: ['delete' as never], sinks: [] })).toThrow(/kind/);
+    // A refused grant grants nothing.
+    await asksWith(gate, gate.check(call('click', ACT, { tab_id: 2 })));
+  });
+});

@@ -26,7 +26,9 @@ export function registerConversations(ctx: BackgroundContext): () => void {
       return { conversation, messages };
     }),
     handle('createConversation', async () => {
-      const conversation = await store.create();
+      let conversation = await store.create();
+      // The approval mode may start new conversations with "act without asking" on.
+      if (await ctx.startsTrusted()) conversation = await store.update(conversation.id, { actWithoutAsking: true });
       await providers.adoptNew(conversation.id);
       hub.broadcast({ type: 'conversation', conversation });
       return conversation;

@@ -75,6 +75,12 @@ export function registerPlugins(ctx: BackgroundContext): () => void {
       },
       approvals: {
         onAsk: (listener) => void disposers.push(ctx.asked.add(listener)),
+        grantForRun: (conversationId, grant) => ctx.gate.grantForRun(conversationId, grant),
+        withdrawGrant: (conversationId) => ctx.gate.withdrawGrant(conversationId),
+        actWithoutAskingByDefault: (source) => {
+          ctx.trustNew.push(source);
+          disposers.push(() => void ctx.trustNew.splice(ctx.trustNew.indexOf(source) >>> 0, 1));
+        },
       },
       showConversation: (conversationId) => showConversation(conversationId),
       onDeleteAll: (listener) => void disposers.push(ctx.allDataDeleted.add(listener)),

@@ -21,7 +21,7 @@ export function registerRuns(ctx: BackgroundContext): () => void {
     // The sidebar's Send with no conversation open: created, saved and started in one round trip.
     handle('startConversation', ({ id, text }) => {
       if (typeof id !== 'string' || !UUID.test(id)) throw new Error('A new conversation needs a new id (a UUID).');
-      return runner.startConversation(id, text, () => providers.adoptNew(id));
+      return runner.startConversation(id, text, () => providers.adoptNew(id), ctx.startsTrusted());
     }),
     handle('stopRun', ({ conversationId }) => {
       runner.stop(conversationId);

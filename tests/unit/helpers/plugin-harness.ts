@@ -8,6 +8,7 @@ import { ProviderError, type RunError } from '@/core/agent/errors';
 import type { ModelClient, ModelEvent, ModelRequest } from '@/core/agent/provider';
 import { promptSections, type PromptSection } from '@/core/agent/prompt';
 import { AgentRunner, type RunDriver } from '@/core/agent/runner';
+import { ApprovalGate } from '@/core/approvals/gate';
 import type { PendingApproval, RunSeed } from '@/core/approvals/types';
 import type { ProtocolMap, UiEvent } from '@/core/messaging/protocol';
 import { english, saidOf } from '@/core/i18n/catalog';
@@ -77,6 +78,8 @@ export function pluginHarness(options: HarnessOptions = {}) {
   const handlers = new Map<string, (data: never) => unknown>();
   const broadcasts: UiEvent[] = [];
   const asks: Array<(approval: PendingApproval) => void> = [];
+  const trustNew: Array<() => boolean | Promise<boolean>> = [];
+  const runEnded: Array<(conversationId: string) => void | Promise<void>> = [];
   const deleteAll: Array<() => void | Promise<void>> = [];
   const deleted: Array<(id: string) => void | Promise<void>> = [];
   const shown: string[] = [];
@@ -96,6 +99,10 @@ export function pluginHarness(options: HarnessOptions = {}) {
     getMaxSteps: async () => options.maxSteps ?? 20,
     events: { conversation() {}, message() {}, delta() {} },
     beforeRun: (conversation) => options.gate?.beginRun?.(conversation.id, { trusted: Boolean(conversation.actWithoutAsking), calls: [], ...(conversation.grantedAhead ? { grantedAhead: conversation.grantedAhead } : {}) }),
+    afterRun: (conversationId) => {
+      if (options.gate instanceof ApprovalGate) options.gate.endRun(conversationId);
+      for (const listener of runEnded) void listener(conversationId);
+    },
     instructions: (conversation) => promptSections(instructions, conversation),
     claim: async (conversationId, text) => {
       for (const claim of claims) {
@@ -133,7 +140,7 @@ export function pluginHarness(options: HarnessOptions = {}) {
       conversations: {
         onDeleted: (listener) => void deleted.push(listener),
         tabsInPlay: async () => new Set<number>(),
-        onRunEnd: () => undefined,
+        onRunEnd: (listener) => void runEnded.push(listener),
         stop: (conversationId) => runner.stop(conversationId),
         claim: (handler) => void claims.push(handler),
         create: async ({ title, grantedAhead }) => {
@@ -152,7 +159,15 @@ export function pluginHarness(options: HarnessOptions = {}) {
         get: (conversationId) => store.get(conversationId),
         settled: (conversationId) => runner.settled(conversationId),
       },
-      approvals: { onAsk: (listener) => void asks.push(listener as (approval: PendingApproval) => void) },
+      approvals: {
+        onAsk: (listener) => void asks.push(listener as (approval: PendingApproval) => void),
+        grantForRun: (conversationId, grant) => {
+          if (!(options.gate instanceof ApprovalGate)) throw new Error('No gate in this test.');
+          options.gate.grantForRun(conversationId, grant);
+        },
+        withdrawGrant: (conversationId) => void (options.gate instanceof ApprovalGate && options.gate.withdrawGrant(conversationId)),
+        actWithoutAskingByDefault: (source) => void trustNew.push(source),
+      },
       showConversation: async (conversationId) => void shown.push(conversationId),
       onDeleteAll: (listener) => void deleteAll.push(listener),
       onSettingsImported: () => undefined,
@@ -168,6 +183,10 @@ export function pluginHarness(options: HarnessOptions = {}) {
     shown,
     badge,
     retained,
+    /** The plugins' sources of "new conversations act without asking". */
+    trustNew,
+    /** The system prompt's plugin sections for a conversation, as a run would read them. */
+    sections: (conversation: Parameters<typeof promptSections>[1]) => promptSections(instructions, conversation),
     /** Sets a plugin up and registers its tools, as the background does; returns its setup. */
     install<S>(plugin: BuiltinPlugin<S>) {
       const setup = plugin.setup?.(context(plugin.id)) ?? undefined;

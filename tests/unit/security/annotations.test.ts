@@ -135,6 +135,9 @@ const ROWS: Row[] = [
   // ——— the user, the task list, scripts, sub-agents ———
   // What the user answers, the agent's own task list and a sandbox computation are no site's private data.
   { label: 'ask_user', tool: 'ask_user', input: () => ({ question: 'Which one?' }), expect: { ...ALLOW, taints: 'allow' } },
+  // A plan is shown and waits for the user; marking a step done moves the strip. Neither reads anything private.
+  { label: 'propose_plan', tool: 'propose_plan', input: () => ({ goal: 'Compare', steps: [{ text: 'Look' }], sites: ['https://shop.example'] }), expect: { ...ALLOW, taints: 'allow' } },
+  { label: 'mark_step_done', tool: 'mark_step_done', input: () => ({ step: 1 }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'create_task', tool: 'create_task', input: () => ({ subject: 'Read the mail' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'update_task', tool: 'update_task', input: () => ({ task_id: '1', status: 'completed' }), expect: { ...ALLOW, taints: 'allow' } },
   { label: 'list_tasks', tool: 'list_tasks', input: () => ({}), expect: { ...ALLOW, taints: 'allow' } },

@@ -78,7 +78,14 @@ export function realPluginRegistry({ db, offscreen, configuredOrigins, broadcast
         stop: () => false,
         ...noConversationRuns(),
       },
-      approvals: { onAsk: () => undefined },
+      approvals: {
+        onAsk: () => undefined,
+        grantForRun: () => {
+          throw new Error('No runs in this test.');
+        },
+        withdrawGrant: () => undefined,
+        actWithoutAskingByDefault: () => undefined,
+      },
       showConversation: async () => undefined,
       setBadgeCount: () => undefined,
       retained: () => undefined,
