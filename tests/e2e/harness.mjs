@@ -186,7 +186,14 @@ async function launchFirefox(profile, locale, colorScheme, preciseClock) {
     'browser.download.manager.showWhenStarting': false,
     'browser.download.alwaysOpenPanel': false,
   };
-  if (process.env.SIDEQUEST_FIREFOX_TEMPLATE !== '0') await firefoxProfile(puppeteer, executablePath, profile, prefs);
+  if (process.env.SIDEQUEST_FIREFOX_TEMPLATE !== '0') {
+    // Without a template (it could not be made or read), an empty profile, as before.
+    await firefoxProfile(puppeteer, executablePath, profile, prefs).catch(async (error) => {
+      console.warn(`Firefox starts from an empty profile: ${error.message}`);
+      await rm(profile, { recursive: true, force: true });
+      await mkdir(profile, { recursive: true });
+    });
+  }
   const options = {
     // Benches: performance.now() unrounded (Firefox rounds it to whole milliseconds otherwise).
     ...(preciseClock ? { 'privacy.reduceTimerPrecision': false } : {}),
