@@ -5,6 +5,7 @@ import type { ModelClient } from '@/core/agent/provider';
 import { limitText } from '@/core/extract/limit';
 import { READ_PAGE_GLOBAL, type PageReading } from '@/core/extract/page-reading';
 import type { PdfText } from '@/core/extract/pdf-reading';
+import { isLocalNetworkUrl } from '@/core/net/local-network';
 import { closedPageReason, waitForTabLoad } from '@/core/tabs/access';
 import { untrusted } from '@/core/registry/untrusted';
 import { defineTool } from '@/core/registry/registry';
@@ -144,16 +145,25 @@ export interface TabsService {
 const isWebAddress = (url: string) => /^https?:/i.test(url);
 
 /**
+ * Firefox's words when it keeps extensions out of a web address's tab: its PDF viewer (pdf.js) is
+ * such a tab (so are its error pages). Chrome's viewer lets the reader in.
+ */
+const KEPT_OUT = /Missing host permission for the tab/i;
+
+/**
  * Reads the tab: the page reader in it, or, for the browser's PDF viewer, the PDF by its address.
  * Chrome's viewer lets the reader in and it says `pdf`; Firefox's (pdf.js) keeps extensions out, so
- * when the reader cannot get into a web page, its address is tried as a PDF before giving up.
+ * when Firefox keeps the reader out of a web page, its address is tried as a PDF before giving up;
+ * not an address on the user's own network, which the re-request would reach without the gate
+ * asking, for a page not known to be a PDF.
  */
 async function readTabOrPdf(tabId: number, url: string, selector: string | undefined, signal: AbortSignal, service: TabsService | undefined): Promise<PageReading | { ok: true; pdf: PdfText }> {
   let reading: PageReading;
   try {
     reading = await readTab(tabId, url, selector);
   } catch (error) {
-    if (!isWebAddress(url) || !service?.readPdf) throw error;
+    if (!isWebAddress(url) || !service?.readPdf || !KEPT_OUT.test(String((error as Error)?.message))) throw error;
+    if (isLocalNetworkUrl(url)) throw new Error(`${(error as Error).message} If it shows a PDF, it is on the user's own network, where Sidequest does not request it again unasked: ask the user what it says.`);
     const bytes = await fetchTabPdf(tabId, url, signal);
     if (!bytes) throw error;
     return { ok: true, pdf: await service.readPdf(bytes, url) };
