@@ -116,8 +116,10 @@ describe("the agent's tabs", () => {
     const other = await open('https://other.example/');
     for (const tab of [a, b, taken]) await agentTabs.opened('c1', tab);
     await agentTabs.opened('c2', other);
-    // The user drags one out of the agent's group: it is theirs now.
+    // The user drags one out of the agent's group: it is theirs now, and the offer counts one less.
     await fakeBrowser.tabs.update(taken.id!, { groupId: -1 } as never);
+    await agentTabs.regrouped(taken.id!);
+    expect(changes.at(-1)).toEqual(['c1', 2]);
 
     expect(await agentTabs.close('c1')).toBe(2);
     const open_ = (await fakeBrowser.tabs.query({})).map((t) => t.id);

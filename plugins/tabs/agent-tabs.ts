@@ -82,6 +82,11 @@ export interface AgentTabsDeps {
   changed(conversationId: string, left: number): void;
 }
 
+/** The conversation whose agent opened the tab, if any. */
+function conversationOf(all: AgentTabRecord, tabId: number): string | undefined {
+  return Object.keys(all).find((c) => all[c]!.some((t) => t.id === tabId));
+}
+
 /** The agent's tabs of every conversation (see the file's comment). */
 export class AgentTabs {
   /** Changes run one at a time: two tabs opened at once must not make two groups. */
@@ -196,11 +201,16 @@ export class AgentTabs {
   /** A tab closed (by anyone): it leaves the record. */
   async removed(tabId: number): Promise<void> {
     const conversationId = await this.serial(async () => {
-      const all = await this.deps.record.getValue();
-      const id = Object.keys(all).find((c) => all[c]!.some((t) => t.id === tabId));
+      const id = conversationOf(await this.deps.record.getValue(), tabId);
       if (id) await this.without(id, new Set([tabId]));
       return id;
     });
+    if (conversationId) await this.announce(conversationId);
+  }
+
+  /** A tab changed group (the user took an agent's tab out, or put it back): the pages hear the new count. */
+  async regrouped(tabId: number): Promise<void> {
+    const conversationId = conversationOf(await this.deps.record.getValue(), tabId);
     if (conversationId) await this.announce(conversationId);
   }
 

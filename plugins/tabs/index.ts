@@ -234,7 +234,11 @@ export const tabsPlugin = definePlugin<TabsService | undefined>({
       changed: (conversationId, left) => ctx.broadcast({ type: 'agent-tabs', conversationId, left }),
     });
     const onRemoved = (tabId: number) => void agentTabs.removed(tabId).catch(() => undefined);
+    const onUpdated = (tabId: number, info: Browser.tabs.OnUpdatedInfo) => {
+      if (info.groupId !== undefined) void agentTabs.regrouped(tabId).catch(() => undefined);
+    };
     browser.tabs.onRemoved.addListener(onRemoved);
+    browser.tabs.onUpdated.addListener(onUpdated);
     // The conversation may have been renamed meanwhile: its group follows.
     ctx.conversations.onRunEnd((conversationId) => agentTabs.retitle(conversationId));
     ctx.conversations.onDeleted((conversationId) => agentTabs.forget(conversationId));
@@ -243,7 +247,10 @@ export const tabsPlugin = definePlugin<TabsService | undefined>({
     ctx.handle('tabs/keepAgentTabs', ({ conversationId }) => agentTabs.keep(conversationId));
     return {
       service: { getModelClient: ctx.getModelClient, readPdf: (bytes, source) => readPdf(ctx.offscreen, bytes, source), agentTabs },
-      dispose: () => browser.tabs.onRemoved.removeListener(onRemoved),
+      dispose: () => {
+        browser.tabs.onRemoved.removeListener(onRemoved);
+        browser.tabs.onUpdated.removeListener(onUpdated);
+      },
     };
   },
 });
