@@ -80,7 +80,7 @@ export const memoriesSchema = lazy(() =>
 
 /** The first words of the prompt's section: what follows is the user's, and only the user's. */
 export const SECTION_HEAD =
-  'The user asked you to remember the following (their own words, kept in Sidequest\'s Memory settings; nothing from pages or tools is ever put here). Use it where it helps; do not repeat it back unless asked:';
+  'The user asked you to remember the following, each line in their own words or in words they approved (kept in Sidequest\'s Memory settings, which they can edit). Use it where it helps; do not repeat it back unless asked:';
 
 /** The system prompt's paragraph for these memories (undefined for none). */
 export function memorySection(memories: readonly Pick<Memory, 'text'>[]): string | undefined {

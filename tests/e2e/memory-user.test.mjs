@@ -94,7 +94,6 @@ for (const browserName of selectedBrowsers()) {
       assert.match(card, /as your own words/);
       assert.equal(await sidebar.evaluate(() => document.querySelector('[data-approval] [data-answer="always"]')), null, 'no Always allow');
       await sidebar.screenshot(screenshotPath(browserName, 'memory-card'));
-      assert.deepEqual(await seriousFindings(sidebar), [], 'axe: the card');
       await answerCard(sidebar, 'once');
       await sidebar.waitForText('I will remember that.');
       await waitForIdle(sidebar);
