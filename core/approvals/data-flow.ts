@@ -70,6 +70,12 @@ export class DataFlow {
     return state;
   }
 
+  /** Drops the conversation's run grant, if it has one (keeps no state for a conversation it does not know). */
+  dropGrant(conversationId: string): void {
+    const state = this.conversations.get(conversationId);
+    if (state) delete state.grant;
+  }
+
   /** Whether the conversation has a run going (between `seed` and `ended`). */
   isRunning(conversationId: string): boolean {
     return this.running.has(conversationId);

@@ -142,8 +142,7 @@ export class ApprovalGate implements ToolGate {
 
   /** Ends the conversation's run grant now (the user stopped the plan); calls ask as before it. */
   withdrawGrant(conversationId: string): void {
-    const state = this.flow.state(conversationId);
-    delete state.grant;
+    this.flow.dropGrant(conversationId);
   }
 
   /** The conversation's "act without asking" switch. */

@@ -109,6 +109,20 @@ describe('a send\'s writes', () => {
     await expect(ctx.runner.startConversation(crypto.randomUUID(), '   ')).rejects.toThrow(/empty/);
   });
 
+  it('a new conversation may start with "act without asking" on (the approval mode), written in that one transaction', async () => {
+    const ctx = await setup();
+    server.queue([{ text: 'Hello.' }, { text: 'Hello again.' }]);
+    const id = crypto.randomUUID();
+    const conversation = await ctx.runner.startConversation(id, 'A first message', undefined, Promise.resolve(true));
+    await ctx.runner.settled(id);
+    expect(conversation).toMatchObject({ id, status: 'running', actWithoutAsking: true });
+    expect(ctx.writes[0]).toEqual(['conversations', 'messages']);
+    expect((await ctx.store.get(id))!.actWithoutAsking).toBe(true);
+    const plain = crypto.randomUUID();
+    expect((await ctx.runner.startConversation(plain, 'Another', undefined, Promise.resolve(false))).actWithoutAsking).toBeUndefined();
+    await ctx.runner.settled(plain);
+  });
+
   it('refuses a send to a conversation that does not exist, writing nothing, and lets the next one run', async () => {
     const ctx = await setup();
     await expect(ctx.runner.send('gone', 'Hello')).rejects.toThrow(/does not exist/);
